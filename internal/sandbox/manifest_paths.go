@@ -1,0 +1,363 @@
+package sandbox
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// entryKind classifies the registered entry types.
+type entryKind int
+
+const (
+	kindPlain entryKind = iota // file, local_file
+	kindDir                    // dir, local_dir, git_repo
+	kindMount                  // every *_mount type
+)
+
+// entryTypeKinds is the seed's core entry type registry (SPEC §2.1).
+var entryTypeKinds = map[string]entryKind{
+	"file":             kindPlain,
+	"local_file":       kindPlain,
+	"dir":              kindDir,
+	"local_dir":        kindDir,
+	"git_repo":         kindDir,
+	"s3_mount":         kindMount,
+	"gcs_mount":        kindMount,
+	"r2_mount":         kindMount,
+	"azure_blob_mount": kindMount,
+	"box_mount":        kindMount,
+	"s3_files_mount":   kindMount,
+}
+
+// RegisteredEntryTypes returns the entry type tags the engine knows, sorted:
+// the seed's core registry (SPEC §2.1), "azure_blob_mount" ... "s3_mount".
+func RegisteredEntryTypes() []string {
+	out := make([]string, 0, len(entryTypeKinds))
+	for t := range entryTypeKinds {
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// IsMountEntryType reports whether t is a registered mount entry type; mounts
+// default to ephemeral (SPEC §2.1).
+func IsMountEntryType(t string) bool {
+	k, ok := entryTypeKinds[t]
+	return ok && k == kindMount
+}
+
+// IsDirectoryEntryType reports whether t is directory-like (dir, local_dir,
+// git_repo and every mount): such entries default to is_dir true and always
+// carry the directory permission flag (SPEC §2.1).
+func IsDirectoryEntryType(t string) bool {
+	k, ok := entryTypeKinds[t]
+	return ok && k != kindPlain
+}
+
+// Entry is one node of a manifest's entry tree, holding what the path rules
+// need (SPEC §3.2): the type tag, the ephemeral flag (default false, true
+// for mounts) and, for a "dir", its children in their JSON order.
+type Entry struct {
+	Type      string
+	Ephemeral bool
+	Children  Entries
+}
+
+// KeyedEntry is an entry under its key exactly as written in the manifest
+// (a workspace-relative path that has not been validated yet).
+type KeyedEntry struct {
+	Key   string
+	Entry *Entry
+}
+
+// Entries is an ordered mapping of keys to entries: a manifest's "entries"
+// or a Dir's "children", in their JSON order.
+type Entries []KeyedEntry
+
+// EntryPath is an entry with its workspace-relative path.
+type EntryPath struct {
+	Path  string
+	Entry *Entry
+}
+
+// DecodeManifestEntries reads the "entries" of a JSON manifest object,
+// keeping the order of keys as written (a repeated key keeps its first
+// position and its last value, like Python's json module). A missing or
+// null "entries" gives an empty list. Errors use the seed's messages
+// (SPEC §2.1, §2.3): "Artifact mapping must be a mapping, got <type>",
+// "Artifact entry must be a BaseEntry or mapping, got <type>", "Artifact
+// entry mapping must include a string `type` field", "Unknown artifact type
+// `<t>`. Registered types: <sorted list>"; an ephemeral value that is not a
+// boolean in pydantic's lax sense gives "ephemeral: Input should be a valid
+// boolean". Keys are not validated here; see IterEntries.
+func DecodeManifestEntries(data []byte) (Entries, error) {
+	v, err := decodeOrderedJSON(data)
+	if err != nil {
+		return nil, err
+	}
+	obj, ok := v.(*orderedObject)
+	if !ok {
+		return nil, fmt.Errorf("manifest must be a JSON object, got %s", pyTypeName(v))
+	}
+	return parseEntryMapping(obj.get("entries"))
+}
+
+func parseEntryMapping(v any) (Entries, error) {
+	if v == nil {
+		return Entries{}, nil
+	}
+	obj, ok := v.(*orderedObject)
+	if !ok {
+		return nil, seedError("Artifact mapping must be a mapping, got " + pyTypeName(v))
+	}
+	out := make(Entries, 0, len(obj.keys))
+	for _, k := range obj.keys {
+		e, err := parseEntry(obj.vals[k])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, KeyedEntry{Key: k, Entry: e})
+	}
+	return out, nil
+}
+
+func parseEntry(v any) (*Entry, error) {
+	obj, ok := v.(*orderedObject)
+	if !ok {
+		return nil, seedError("Artifact entry must be a BaseEntry or mapping, got " + pyTypeName(v))
+	}
+	t, ok := obj.get("type").(string)
+	if !ok {
+		return nil, seedError("Artifact entry mapping must include a string `type` field")
+	}
+	kind, ok := entryTypeKinds[t]
+	if !ok {
+		return nil, seedError("Unknown artifact type `" + t + "`. Registered types: " + strings.Join(RegisteredEntryTypes(), ", "))
+	}
+	e := &Entry{Type: t, Ephemeral: kind == kindMount}
+	if raw, present := obj.vals["ephemeral"]; present {
+		b, ok := pydanticBool(raw)
+		if !ok {
+			return nil, errors.New("ephemeral: Input should be a valid boolean")
+		}
+		e.Ephemeral = b
+	}
+	if t == "dir" {
+		children, err := parseEntryMapping(obj.get("children"))
+		if err != nil {
+			return nil, err
+		}
+		e.Children = children
+	}
+	return e, nil
+}
+
+// seedError returns a plain error carrying a seed message verbatim (some
+// begin with a capital letter, as the seed writes them).
+func seedError(msg string) error { return errors.New(msg) }
+
+// pydanticBool is pydantic's lax bool validation of a JSON value.
+func pydanticBool(v any) (bool, bool) {
+	switch x := v.(type) {
+	case bool:
+		return x, true
+	case json.Number:
+		switch f, err := strconv.ParseFloat(x.String(), 64); {
+		case err != nil:
+		case f == 0:
+			return false, true
+		case f == 1:
+			return true, true
+		}
+	case string:
+		switch strings.ToLower(x) {
+		case "0", "off", "f", "false", "n", "no":
+			return false, true
+		case "1", "on", "t", "true", "y", "yes":
+			return true, true
+		}
+	}
+	return false, false
+}
+
+// IterEntries walks the tree as the seed's Manifest.iter_entries does
+// (SPEC §3.2): depth-first in insertion order, a child's path being its
+// parent's path joined with its key (JoinEntryPath). Every key is checked
+// with the entry path rules at the point the seed checks it: a
+// Windows-absolute key fails as soon as its siblings are queued (top-level
+// keys before anything is yielded), and every path is validated just before
+// it is yielded, so "safe" with child "../x" fails as "safe/../x" and an
+// absolute child is reported with its own text. The first error (an *Error
+// from NewInvalidManifestPathError) or the first error returned by yield
+// stops the walk and is returned.
+func (es Entries) IterEntries(yield func(rel string, e *Entry) error) error {
+	type item struct {
+		rel   string
+		entry *Entry
+	}
+	push := func(stack []item, parent string, children Entries) ([]item, error) {
+		for i := len(children) - 1; i >= 0; i-- {
+			key := children[i].Key
+			if IsWindowsAbsolute(key) {
+				return nil, NewInvalidManifestPathError(windowsAsPosix(key), ReasonAbsolute)
+			}
+			rel := coercePosix(key)
+			if parent != "" {
+				rel = joinPosix(parent, rel)
+			}
+			stack = append(stack, item{rel: rel, entry: children[i].Entry})
+		}
+		return stack, nil
+	}
+	stack, err := push(nil, "", es)
+	if err != nil {
+		return err
+	}
+	for len(stack) > 0 {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if err := validateRelPath(it.rel); err != nil {
+			return err
+		}
+		if err := yield(it.rel, it.entry); err != nil {
+			return err
+		}
+		if it.entry.Type != "dir" {
+			continue
+		}
+		if stack, err = push(stack, it.rel, it.entry.Children); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ValidatedEntries applies the entry path rules (SPEC §3.2) to every key,
+// top-level and nested, and returns every entry with its path in walk
+// order, or the first error (see IterEntries), as the seed's
+// validated_entries does before a manifest is applied or described.
+func (es Entries) ValidatedEntries() ([]EntryPath, error) {
+	var out []EntryPath
+	err := es.IterEntries(func(rel string, e *Entry) error {
+		out = append(out, EntryPath{Path: rel, Entry: e})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// EphemeralEntryPaths follows the seed's ephemeral_entry_paths: the paths of
+// every entry, at any depth, whose Ephemeral flag is set, sorted (the seed
+// returns a set). Errors as IterEntries.
+func (es Entries) EphemeralEntryPaths() ([]string, error) {
+	var out []string
+	err := es.IterEntries(func(rel string, e *Entry) error {
+		if e.Ephemeral {
+			out = append(out, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// orderedObject is a JSON object that remembers its key order.
+type orderedObject struct {
+	keys []string
+	vals map[string]any
+}
+
+func (o *orderedObject) get(k string) any { return o.vals[k] }
+
+// decodeOrderedJSON decodes one JSON value; objects become *orderedObject,
+// numbers json.Number.
+func decodeOrderedJSON(data []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	v, err := decodeOrderedValue(dec)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err == nil {
+		return nil, errors.New("invalid JSON: trailing data after the value")
+	}
+	return v, nil
+}
+
+func decodeOrderedValue(dec *json.Decoder) (any, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, fmt.Errorf("invalid JSON: %w", err)
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		switch t {
+		case '{':
+			obj := &orderedObject{vals: map[string]any{}}
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return nil, fmt.Errorf("invalid JSON: %w", err)
+				}
+				k, _ := kt.(string)
+				v, err := decodeOrderedValue(dec)
+				if err != nil {
+					return nil, err
+				}
+				if _, seen := obj.vals[k]; !seen {
+					obj.keys = append(obj.keys, k)
+				}
+				obj.vals[k] = v
+			}
+			_, err := dec.Token()
+			return obj, err
+		case '[':
+			var arr []any
+			for dec.More() {
+				v, err := decodeOrderedValue(dec)
+				if err != nil {
+					return nil, err
+				}
+				arr = append(arr, v)
+			}
+			_, err := dec.Token()
+			return arr, err
+		}
+		return nil, fmt.Errorf("invalid JSON: unexpected %v", t)
+	default:
+		return t, nil
+	}
+}
+
+// pyTypeName is the Python type name of a decoded JSON value.
+func pyTypeName(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "NoneType"
+	case bool:
+		return "bool"
+	case string:
+		return "str"
+	case []any:
+		return "list"
+	case *orderedObject:
+		return "dict"
+	case json.Number:
+		if strings.ContainsAny(x.String(), ".eE") {
+			return "float"
+		}
+		return "int"
+	}
+	return fmt.Sprintf("%T", v)
+}
