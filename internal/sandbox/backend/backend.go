@@ -1,0 +1,116 @@
+// Package backend defines the Backend interface that every workspace kind
+// (a host directory, a Docker container) implements. The engine applies
+// entries only through this interface, so every entry kind works on every
+// backend.
+//
+// Paths given to a Backend are workspace-relative POSIX paths that the
+// caller has already validated with the seed's path rules (sandbox.
+// ValidateEntryPath); "." names the root itself. A Backend must still make
+// sure that no operation ever follows a symlink out of the root: a path whose
+// resolution would leave the root fails with an error wrapping
+// ErrEscapesRoot.
+package backend
+
+import (
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+)
+
+// ErrEscapesRoot is wrapped by every error returned when a path, resolved
+// inside the workspace, would leave the workspace root (for example because
+// a component is a symlink pointing outside). It maps to the seed's
+// escape_root reason.
+var ErrEscapesRoot = errors.New("path escapes the workspace root")
+
+// ErrNotExist is fs.ErrNotExist; Stat and friends wrap it for missing paths.
+var ErrNotExist = fs.ErrNotExist
+
+// FileInfo describes one path inside a workspace, as seen without following
+// a symlink at the final component.
+type FileInfo struct {
+	// Path is the workspace-relative POSIX path that was asked for.
+	Path string
+	// IsDir, IsRegular and IsSymlink give the file type (exactly one is true
+	// for the types the engine deals with; other types have all false).
+	IsDir, IsRegular, IsSymlink bool
+	// Perm holds the permission bits (0o777 mask) only.
+	Perm fs.FileMode
+	// Size is the size in bytes of a regular file.
+	Size int64
+	// Gid is the numeric group id; Group is its name when the backend can
+	// resolve it, else the decimal gid.
+	Gid   int
+	Group string
+}
+
+// TreeFile is one regular file found below a directory by WalkFiles.
+type TreeFile struct {
+	// Rel is the POSIX path relative to the walked directory.
+	Rel string
+	// Size in bytes.
+	Size int64
+	// SHA256 is the lower-case hex SHA-256 of the content.
+	SHA256 string
+	// Perm holds the permission bits.
+	Perm fs.FileMode
+}
+
+// WriteResult reports what WriteFile stored.
+type WriteResult struct {
+	// Size is the number of bytes written.
+	Size int64
+	// SHA256 is the lower-case hex SHA-256 of the bytes written, computed
+	// while streaming.
+	SHA256 string
+}
+
+// Backend is one workspace: a root directory on the host or inside a
+// container. Every method is safe to call concurrently on distinct paths.
+type Backend interface {
+	// Kind names the backend ("local" or "docker").
+	Kind() string
+	// Root is the absolute workspace root as seen inside the workspace.
+	Root() string
+	// Exists reports whether the workspace (its root directory, its
+	// container) is still there. A vanished workspace is not an error.
+	Exists(ctx context.Context) (bool, error)
+
+	// Stat describes rel without following a final symlink.
+	Stat(ctx context.Context, rel string) (FileInfo, error)
+	// MkdirAll creates rel and any missing parents; created directories get
+	// perm exactly (an explicit chmod after creation, so the umask never
+	// matters). Existing directories are left as they are.
+	MkdirAll(ctx context.Context, rel string, perm fs.FileMode) error
+	// WriteFile streams r into rel atomically: a temporary file in the same
+	// directory, fsync, then rename over rel. Missing parents are created
+	// with mode 0755. The final file gets perm exactly. If r fails or ctx is
+	// cancelled, no partial file is left behind. When wantSHA256 is not
+	// empty and the streamed bytes hash differently, nothing is renamed into
+	// place and an error wrapping ErrContentChanged is returned.
+	WriteFile(ctx context.Context, rel string, r io.Reader, perm fs.FileMode, wantSHA256 string) (WriteResult, error)
+	// Chmod sets the permission bits of rel (no symlink is followed).
+	Chmod(ctx context.Context, rel string, perm fs.FileMode) error
+	// Chgrp changes the group of rel to the named group (no symlink is
+	// followed). An unknown group is an error naming it.
+	Chgrp(ctx context.Context, rel string, group string) error
+	// HashFile returns the SHA-256 (hex) and size of the regular file rel.
+	HashFile(ctx context.Context, rel string) (sha256 string, size int64, err error)
+	// WalkFiles lists every regular file below the directory rel with its
+	// hash, sorted by Rel. A symlink below rel is reported in the result as
+	// an error wrapping ErrEscapesRoot only if following it were needed;
+	// WalkFiles itself never follows one and lists it with SHA256 "".
+	WalkFiles(ctx context.Context, rel string) ([]TreeFile, error)
+	// Remove deletes the file or empty directory rel. Missing is not an
+	// error.
+	Remove(ctx context.Context, rel string) error
+	// RemoveAll deletes rel and everything below it without following
+	// symlinks. Missing is not an error.
+	RemoveAll(ctx context.Context, rel string) error
+}
+
+// ErrContentChanged is wrapped when streamed content does not match the
+// checksum the caller planned with (a host source edited between plan and
+// apply).
+var ErrContentChanged = errors.New("content changed since plan")

@@ -1,0 +1,101 @@
+package local
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/user"
+	"path"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
+)
+
+// chunkSize is the size in bytes (1 MiB) of the buffer content is streamed
+// through; no more than one chunk per stream is held in memory.
+const chunkSize = 1 << 20
+
+var chunkPool = sync.Pool{New: func() any { b := make([]byte, chunkSize); return &b }}
+
+// copyChunks copies r into w through a pooled 1 MiB buffer, checking ctx
+// before every chunk; it never takes a WriterTo/ReaderFrom shortcut, so every
+// byte passes through w.
+func copyChunks(ctx context.Context, w io.Writer, r io.Reader) (int64, error) {
+	bp := chunkPool.Get().(*[]byte)
+	defer chunkPool.Put(bp)
+	buf := *bp
+	var total int64
+	for {
+		if err := ctx.Err(); err != nil {
+			return total, err
+		}
+		n, err := r.Read(buf)
+		if n > 0 {
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				return total, werr
+			}
+			total += int64(n)
+		}
+		if err == io.EOF {
+			return total, nil
+		}
+		if err != nil {
+			return total, err
+		}
+	}
+}
+
+// cleanRel checks a workspace-relative POSIX path and returns it cleaned
+// ("" becomes "."). Absolute paths and ".." segments that leave the root are
+// refused with an error wrapping backend.ErrEscapesRoot.
+func cleanRel(op, rel string) (string, error) {
+	if rel == "" {
+		return ".", nil
+	}
+	c := path.Clean(rel)
+	if path.IsAbs(rel) || c == ".." || strings.HasPrefix(c, "../") {
+		return "", escapeErr(op, rel)
+	}
+	return c, nil
+}
+
+// escapeErr is the error for a path whose resolution would follow a symlink
+// or leave the root.
+func escapeErr(op, rel string) error {
+	return fmt.Errorf("%s %s: %w (a symlink in a workspace path is never followed)", op, rel, backend.ErrEscapesRoot)
+}
+
+// lookupGid turns a group name into a gid. A name that no group database
+// entry has but that is a decimal number is taken as a numeric gid.
+func lookupGid(group string) (int, error) {
+	if group == "" {
+		return 0, errors.New("empty group name")
+	}
+	g, err := user.LookupGroup(group)
+	if err == nil {
+		if gid, perr := strconv.Atoi(g.Gid); perr == nil {
+			return gid, nil
+		}
+	}
+	if n, perr := strconv.ParseUint(group, 10, 31); perr == nil {
+		return int(n), nil
+	}
+	if err == nil {
+		err = fmt.Errorf("non-numeric gid %q", g.Gid)
+	}
+	return 0, fmt.Errorf("unknown group %q: %w", group, err)
+}
+
+// groupName returns the name of gid, or its decimal form when unknown.
+func groupName(gid int) string {
+	if g, err := user.LookupGroupId(strconv.Itoa(gid)); err == nil {
+		return g.Name
+	}
+	return strconv.Itoa(gid)
+}
+
+func isNotDir(err error) bool { return errors.Is(err, syscall.ENOTDIR) }

@@ -1,0 +1,95 @@
+//go:build linux
+
+package local
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
+)
+
+// WalkFiles lists every regular file below the directory rel, at any depth,
+// sorted by Rel in byte order; Rel is relative to rel. Each regular file is
+// streamed through SHA-256 (Size is the number of bytes hashed). Symlinks are
+// listed, never followed, with SHA256 "", Size 0 and their own permission
+// bits; other non-regular files are skipped and directories are only
+// descended into. rel itself must be a directory that is not a symlink
+// (errors wrap backend.ErrEscapesRoot for a symlink on the way).
+func (b *Backend) WalkFiles(ctx context.Context, rel string) ([]backend.TreeFile, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	rel, err := cleanRel("walk", rel)
+	if err != nil {
+		return nil, err
+	}
+	fd, err := b.open("walk", rel, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW)
+	if err != nil {
+		return nil, err
+	}
+	files := []backend.TreeFile{}
+	if err := walkDir(ctx, os.NewFile(uintptr(fd), rel), "", &files); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(files, func(a, b backend.TreeFile) int { return strings.Compare(a.Rel, b.Rel) })
+	return files, nil
+}
+
+// walkDir appends the files below d (tree-relative prefix prefix) to out and
+// closes d.
+func walkDir(ctx context.Context, d *os.File, prefix string, out *[]backend.TreeFile) error {
+	defer d.Close()
+	names, err := d.Readdirnames(-1)
+	if err != nil {
+		return fmt.Errorf("walk %s: %w", d.Name(), err)
+	}
+	dfd := int(d.Fd())
+	for _, name := range names {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rel := prefix + name
+		var st unix.Stat_t
+		if err := fstatat(dfd, name, &st); err != nil {
+			if err == unix.ENOENT {
+				continue // removed while walking
+			}
+			return &fs.PathError{Op: "walk", Path: rel, Err: err}
+		}
+		switch st.Mode & unix.S_IFMT {
+		case unix.S_IFLNK:
+			*out = append(*out, backend.TreeFile{Rel: rel, Perm: fs.FileMode(st.Mode & 0o777)})
+		case unix.S_IFDIR:
+			fd, err := openatRetry(dfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW, 0)
+			if err != nil {
+				return &fs.PathError{Op: "walk", Path: rel, Err: err}
+			}
+			if err := walkDir(ctx, os.NewFile(uintptr(fd), rel), rel+"/", out); err != nil {
+				return err
+			}
+		case unix.S_IFREG:
+			fd, err := openatRetry(dfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
+			if err != nil {
+				return &fs.PathError{Op: "walk", Path: rel, Err: err}
+			}
+			f, err := regularFile(fd, rel)
+			if err != nil {
+				return err
+			}
+			sum, n, err := hashStream(ctx, f)
+			f.Close()
+			if err != nil {
+				return err
+			}
+			*out = append(*out, backend.TreeFile{Rel: rel, Size: n, SHA256: sum, Perm: fs.FileMode(st.Mode & 0o777)})
+		}
+	}
+	return nil
+}

@@ -1,0 +1,137 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"crypto/md5"  //nolint:gosec // published checksum, as Terraform's filemd5()
+	"crypto/sha1" //nolint:gosec // published checksum, as Terraform's filesha1()
+	"crypto/sha256"
+	"crypto/sha512"
+	"encoding/base64"
+	"encoding/hex"
+	"hash"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// DigestChunkSize is the size in bytes (1 MiB) of the chunks in which host
+// sources are read while hashing, the seed's LocalFile/LocalDir chunk size
+// (SPEC §2.4). No more than one chunk per reader is held in memory.
+const DigestChunkSize = 1 << 20
+
+// FileDigest is the checksum set of one file, the same names and encodings as
+// Terraform's filemd5(), filesha1(), filesha256(), filesha512(),
+// filebase64sha256() and filebase64sha512() functions.
+type FileDigest struct {
+	// Size is the number of bytes hashed.
+	Size int64
+	// MD5, SHA1, SHA256 and SHA512 are lower-case hex digests.
+	MD5, SHA1, SHA256, SHA512 string
+	// Base64SHA256 and Base64SHA512 are the raw SHA-256 and SHA-512 digests
+	// in standard base64 (with padding).
+	Base64SHA256, Base64SHA512 string
+}
+
+// DigestBytes returns the FileDigest of b. It never fails.
+func DigestBytes(b []byte) FileDigest {
+	d, _ := DigestReader(bytes.NewReader(b))
+	return d
+}
+
+// DigestReader reads r to its end in DigestChunkSize chunks and computes
+// every hash of FileDigest in one pass (memory use is one chunk whatever the
+// size of the stream). The error is the first read error from r, returned
+// unwrapped together with a zero FileDigest.
+func DigestReader(r io.Reader) (FileDigest, error) {
+	return digestReader(context.Background(), r)
+}
+
+// digestReader is DigestReader checking ctx between chunks.
+func digestReader(ctx context.Context, r io.Reader) (FileDigest, error) {
+	m, s1, s256, s512 := md5.New(), sha1.New(), sha256.New(), sha512.New() //nolint:gosec
+	n, err := copyChunks(ctx, io.MultiWriter(m, s1, s256, s512), r)
+	if err != nil {
+		return FileDigest{}, err
+	}
+	sum256, sum512 := s256.Sum(nil), s512.Sum(nil)
+	return FileDigest{
+		Size:         n,
+		MD5:          hex.EncodeToString(m.Sum(nil)),
+		SHA1:         hex.EncodeToString(s1.Sum(nil)),
+		SHA256:       hex.EncodeToString(sum256),
+		SHA512:       hex.EncodeToString(sum512),
+		Base64SHA256: base64.StdEncoding.EncodeToString(sum256),
+		Base64SHA512: base64.StdEncoding.EncodeToString(sum512),
+	}, nil
+}
+
+// sha256Reader streams r into SHA-256 and returns the hex digest and the
+// number of bytes read; ctx is checked between chunks.
+func sha256Reader(ctx context.Context, r io.Reader) (string, int64, error) {
+	h := sha256.New()
+	n, err := copyChunks(ctx, h, r)
+	if err != nil {
+		return "", n, err
+	}
+	return hex.EncodeToString(h.Sum(nil)), n, nil
+}
+
+var chunkPool = sync.Pool{New: func() any { b := make([]byte, DigestChunkSize); return &b }}
+
+// copyChunks copies r into w in DigestChunkSize reads (never through
+// WriterTo/ReaderFrom shortcuts), checking ctx before every chunk.
+func copyChunks(ctx context.Context, w io.Writer, r io.Reader) (int64, error) {
+	bp := chunkPool.Get().(*[]byte)
+	defer chunkPool.Put(bp)
+	buf := *bp
+	var total int64
+	for {
+		if err := ctx.Err(); err != nil {
+			return total, err
+		}
+		n, err := r.Read(buf)
+		if n > 0 {
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				return total, werr
+			}
+			total += int64(n)
+		}
+		if err == io.EOF {
+			return total, nil
+		}
+		if err != nil {
+			return total, err
+		}
+	}
+}
+
+// TreeSHA256 returns the tree checksum of files (TreeDigest.SHA256, shown
+// as source_sha256): the lower-case hex SHA-256 of the GNU sha256sum lines
+// "<sha256 hex>  <rel>\n" of the files sorted by Rel in byte order
+// (LC_ALL=C sort). files is not modified; when it is not sorted a sorted
+// copy is hashed. No files gives the SHA-256 of no bytes.
+func TreeSHA256(files []TreeFile) string {
+	byRel := func(a, b TreeFile) int { return strings.Compare(a.Rel, b.Rel) }
+	if !slices.IsSortedFunc(files, byRel) {
+		files = slices.Clone(files)
+		slices.SortFunc(files, byRel)
+	}
+	h := sha256.New()
+	for _, f := range files {
+		writeSumLine(h, f.SHA256, f.Rel)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// writeSumLine writes one GNU sha256sum output line. As sha256sum does, a
+// name containing a backslash or a newline is escaped ("\\", "\n") and the
+// line is prefixed with a backslash.
+func writeSumLine(h hash.Hash, sum, rel string) {
+	if strings.ContainsAny(rel, "\\\n") {
+		rel = strings.NewReplacer(`\`, `\\`, "\n", `\n`).Replace(rel)
+		_, _ = io.WriteString(h, `\`)
+	}
+	_, _ = io.WriteString(h, sum+"  "+rel+"\n")
+}

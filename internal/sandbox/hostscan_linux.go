@@ -1,0 +1,195 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"golang.org/x/sys/unix"
+)
+
+// scanJob is one opened regular file waiting to be hashed.
+type scanJob struct {
+	rel  string
+	perm fs.FileMode
+	f    *os.File
+}
+
+// scanner walks a pinned directory tree and feeds its regular files, already
+// opened relative to their parent's descriptor, to the hashing workers.
+type scanner struct {
+	ctx  context.Context
+	jobs chan<- scanJob
+}
+
+// scanTree implements ScanDir for an inspected directory target.
+func (p HostSourcePolicy) scanTree(parent context.Context, t *hostTarget) (TreeDigest, error) {
+	root, err := openPinned(t, true)
+	if err != nil {
+		return TreeDigest{}, err
+	}
+	defer root.Close()
+
+	ctx, cancel := context.WithCancelCause(parent)
+	defer cancel(nil)
+	n := p.workers()
+	jobs := make(chan scanJob, n)
+	results := make(chan TreeFile, n)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				sum, size, err := sha256Reader(ctx, j.f)
+				j.f.Close()
+				if err != nil {
+					if ctx.Err() == nil {
+						f := fault("", j.rel, err)
+						f.checksum = true
+						cancel(f)
+					}
+					continue
+				}
+				results <- TreeFile{Rel: j.rel, Size: size, SHA256: sum, Perm: j.perm}
+			}
+		}()
+	}
+	files := []TreeFile{}
+	collected := make(chan struct{})
+	go func() {
+		for r := range results {
+			files = append(files, r)
+		}
+		close(collected)
+	}()
+
+	walkErr := (&scanner{ctx: ctx, jobs: jobs}).walk(root, "")
+	close(jobs)
+	wg.Wait()
+	close(results)
+	<-collected
+	if walkErr != nil {
+		return TreeDigest{}, walkErr
+	}
+	if ctx.Err() != nil {
+		return TreeDigest{}, context.Cause(ctx)
+	}
+
+	slices.SortFunc(files, func(a, b TreeFile) int { return strings.Compare(a.Rel, b.Rel) })
+	td := TreeDigest{Root: t.abs, Files: files, SHA256: TreeSHA256(files)}
+	for _, f := range files {
+		td.TotalBytes += f.Size
+	}
+	return td, nil
+}
+
+// walk lists dir (whose tree-relative path is rel, "" for the root) in name
+// order and descends into subdirectories; it never follows a symlink.
+func (s *scanner) walk(dir *os.File, rel string) error {
+	names, err := dir.Readdirnames(-1)
+	if err != nil {
+		return fault("", relOrDot(rel), err)
+	}
+	slices.Sort(names)
+	dfd := int(dir.Fd())
+	for _, name := range names {
+		if s.ctx.Err() != nil {
+			return context.Cause(s.ctx)
+		}
+		child := name
+		if rel != "" {
+			child = rel + "/" + name
+		}
+		var st unix.Stat_t
+		if err := fstatatRetry(dfd, name, &st); err != nil {
+			if errors.Is(err, unix.ENOENT) {
+				return fault(ReasonPathChangedDuringCopy, child, err)
+			}
+			return fault("", child, err)
+		}
+		switch st.Mode & unix.S_IFMT {
+		case unix.S_IFLNK:
+			return fault(ReasonSymlinkNotSupported, child, nil)
+		case unix.S_IFDIR:
+			sub, err := openChild(dfd, name, child, filepath.Join(dir.Name(), name), &st, true)
+			if err != nil {
+				return err
+			}
+			err = s.walk(sub, child)
+			sub.Close()
+			if err != nil {
+				return err
+			}
+		case unix.S_IFREG:
+			f, err := openChild(dfd, name, child, filepath.Join(dir.Name(), name), &st, false)
+			if err != nil {
+				return err
+			}
+			j := scanJob{rel: child, perm: fs.FileMode(st.Mode & 0o777), f: f}
+			select {
+			case s.jobs <- j:
+			case <-s.ctx.Done():
+				f.Close()
+				return context.Cause(s.ctx)
+			}
+		default:
+			// Sockets, fifos and devices are skipped, as the seed does.
+		}
+	}
+	return nil
+}
+
+// openChild opens name below the directory descriptor dfd without following
+// a symlink and checks that it is still the inode fstatat reported; child is
+// its tree-relative path for errors, osName the returned file's Name().
+func openChild(dfd int, name, child, osName string, st *unix.Stat_t, dir bool) (*os.File, error) {
+	flags := unix.O_RDONLY | unix.O_NOFOLLOW | unix.O_NONBLOCK
+	if dir {
+		flags = unix.O_RDONLY | unix.O_NOFOLLOW | unix.O_DIRECTORY
+	}
+	fd, err := openatRetry(dfd, name, flags)
+	if err != nil {
+		return nil, openFault(dfd, name, err, child)
+	}
+	var got unix.Stat_t
+	if err := unix.Fstat(fd, &got); err != nil {
+		unix.Close(fd)
+		return nil, fault("", child, err)
+	}
+	if got.Dev != st.Dev || got.Ino != st.Ino || got.Mode&unix.S_IFMT != st.Mode&unix.S_IFMT {
+		unix.Close(fd)
+		return nil, fault(ReasonPathChangedDuringCopy, child, fmt.Errorf("%s was replaced while being read", child))
+	}
+	if !dir {
+		if err := unix.SetNonblock(fd, false); err != nil {
+			unix.Close(fd)
+			return nil, fault("", child, err)
+		}
+	}
+	return os.NewFile(uintptr(fd), osName), nil
+}
+
+func fstatatRetry(dfd int, name string, st *unix.Stat_t) error {
+	for {
+		err := unix.Fstatat(dfd, name, st, unix.AT_SYMLINK_NOFOLLOW)
+		if err != unix.EINTR {
+			return err
+		}
+	}
+}
+
+func relOrDot(rel string) string {
+	if rel == "" {
+		return "."
+	}
+	return rel
+}

@@ -1,0 +1,250 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// DefaultLocalDirFiles is the number of files ScanDir hashes at the same
+// time when HostSourcePolicy.LocalDirFiles is 0: the seed's
+// SandboxConcurrencyLimits.local_dir_files default (SPEC §4.4).
+const DefaultLocalDirFiles = 4
+
+// HostSourcePolicy decides which host files a workspace may copy from (the
+// `source` of a file, a local directory copy) and reads them safely, following
+// the seed's LocalFile and LocalDir rules (SPEC §2.4, §2.5): sources lie under
+// BaseDir or under an extra path grant, no symlink is ever followed, and files
+// are opened by a pinned no-follow walk of directory descriptors so that a
+// path swapped between the check and the read is detected.
+//
+// The zero value uses the process working directory as BaseDir and has no
+// grants. Reading is supported on Linux only; other systems get an error
+// wrapping errors.ErrUnsupported from every method that opens a source.
+type HostSourcePolicy struct {
+	// BaseDir is the absolute host directory relative sources are resolved
+	// against (Terraform's working directory, the seed's base_dir). "" means
+	// the process working directory. It is cleaned but symlinks in it are not
+	// resolved.
+	BaseDir string
+	// Grants are the provider's extra_path_grants: a source may also lie
+	// under a grant's ResolvedHostRoot() (HostRoot() with symlinks followed,
+	// SPEC §3.6; a grant that does not resolve is ignored). Read-only grants
+	// allow reading like any other.
+	Grants []PathGrant
+	// LocalDirFiles bounds how many files ScanDir hashes concurrently;
+	// 0 or less means DefaultLocalDirFiles.
+	LocalDirFiles int
+}
+
+// TreeFile is one regular file found by ScanDir.
+type TreeFile struct {
+	// Rel is the POSIX path of the file relative to the scanned directory.
+	Rel string
+	// Size is the number of bytes hashed.
+	Size int64
+	// SHA256 is the lower-case hex SHA-256 of the content.
+	SHA256 string
+	// Perm holds the permission bits (0o777 mask) of the host file.
+	Perm fs.FileMode
+}
+
+// TreeDigest is the result of ScanDir: every regular file below a host
+// directory with its checksum.
+//
+// SHA256 (shown to users as source_sha256) is the lower-case hex SHA-256 of
+// the concatenated lines "<sha256 hex>  <rel>\n" (two spaces) over Files in
+// order, that is exactly the output of GNU sha256sum for the files listed in
+// byte order (LC_ALL=C sort); names holding a backslash or a newline are
+// escaped the way sha256sum escapes them. A user reproduces it with:
+//
+//	cd <root> && find . -type f -printf '%P\n' | LC_ALL=C sort \
+//	  | xargs -r -d '\n' sha256sum | sha256sum
+//
+// An empty tree has SHA256 "e3b0c442...b855", the SHA-256 of no bytes.
+type TreeDigest struct {
+	// Root is the absolute host path of the scanned directory (symlinks not
+	// resolved).
+	Root string
+	// Files lists the regular files, sorted by Rel in byte order; never nil.
+	Files []TreeFile
+	// TotalBytes is the sum of the files' sizes in bytes.
+	TotalBytes int64
+	// SHA256 is the tree checksum described above.
+	SHA256 string
+
+	src    string // the source as the user gave it, for error messages
+	anchor string // where the no-follow walk starts: base dir, grant root or "/"
+}
+
+// Resolve returns the absolute host path of src (relative to BaseDir unless
+// absolute; cleaned lexically, symlinks not resolved) after checking that it
+// lies under BaseDir or under a grant's resolved HostRoot(). It does not
+// touch the file itself. Outside both, the error is a *Error with code
+// local_file_read_error and context reason "outside_base_dir", "base_dir"
+// (the absolute BaseDir) and, when grants exist, "extra_path_grants" (the
+// grants' Path values), as the seed's LocalFile (SPEC §2.4).
+func (p HostSourcePolicy) Resolve(src string) (string, error) {
+	abs, _, err := p.locate(src)
+	if err != nil {
+		return "", p.fileError(src, err)
+	}
+	return abs, nil
+}
+
+// DigestFile checks and opens the host file src by the LocalFile rules (see
+// OpenFile) and returns its absolute path and checksums, read in
+// DigestChunkSize chunks. Errors are *Error: LocalFileReadError with the
+// seed's reasons (outside_base_dir, path_not_found, symlink_not_supported
+// with "child", path_changed_during_copy; a non-regular file has context
+// "file_type"), or LocalChecksumError when reading fails while hashing.
+func (p HostSourcePolicy) DigestFile(ctx context.Context, src string) (string, FileDigest, error) {
+	f, _, err := p.OpenFile(ctx, src)
+	if err != nil {
+		return "", FileDigest{}, err
+	}
+	defer f.Close()
+	d, err := digestReader(ctx, f)
+	if err != nil {
+		return "", FileDigest{}, NewLocalChecksumError(src, err)
+	}
+	return f.Name(), d, nil
+}
+
+// OpenFile opens the regular host file src for reading by the seed's
+// LocalFile rules (SPEC §2.4): src is confined as in Resolve; every path
+// component from the anchor (BaseDir, or the grant root, for a relative src;
+// "/" for an absolute one) down to the file is lstat-ed (missing →
+// path_not_found, symlink → symlink_not_supported with "child" relative to
+// BaseDir, absolute when outside); then the anchor is opened and each
+// component with openat(O_NOFOLLOW|O_DIRECTORY), the file with O_NOFOLLOW, and
+// each opened descriptor is compared with the earlier lstat, so a swap is
+// reported as path_changed_during_copy (or symlink_not_supported when a
+// symlink was planted). The returned file's Name() is its absolute path and
+// the FileInfo comes from fstat of the open descriptor. The caller closes
+// the file. Errors are *Error with code local_file_read_error.
+func (p HostSourcePolicy) OpenFile(ctx context.Context, src string) (*os.File, os.FileInfo, error) {
+	f, fi, err := p.openFile(ctx, src)
+	if err != nil {
+		return nil, nil, p.fileError(src, err)
+	}
+	return f, fi, nil
+}
+
+func (p HostSourcePolicy) openFile(ctx context.Context, src string) (*os.File, os.FileInfo, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	abs, anchor, err := p.locate(src)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p.openLeaf(abs, anchor)
+}
+
+// openLeaf inspects and opens the regular file abs from anchor.
+func (p HostSourcePolicy) openLeaf(abs, anchor string) (*os.File, os.FileInfo, error) {
+	t, err := p.inspect(abs, anchor)
+	if err != nil {
+		return nil, nil, err
+	}
+	if fi := t.leafInfo(); !fi.Mode().IsRegular() {
+		return nil, nil, typeFault(fi, "regular file")
+	}
+	if testHookBeforeOpen != nil {
+		testHookBeforeOpen(abs)
+	}
+	f, err := openPinned(t, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, fault("", "", err)
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, fault(ReasonPathChangedDuringCopy, "", fmt.Errorf("%s is no longer a regular file", abs))
+	}
+	return f, fi, nil
+}
+
+// ScanDir lists and hashes every regular file below the host directory src
+// by the seed's LocalDir rules (SPEC §2.5): the directory itself is checked
+// as OpenFile checks a file; then its tree is walked through directory
+// descriptors without ever following a symlink — any symlink (to a file or a
+// directory) aborts with reason symlink_not_supported and "child" = its path
+// relative to src; sockets, fifos and devices are skipped; empty directories
+// do not appear. Files are streamed through SHA-256 in DigestChunkSize chunks
+// by at most LocalDirFiles workers, so memory stays bounded whatever the tree
+// size. Errors are *Error with code local_dir_read_error, or
+// local_checksum_error (src "<src>/<rel>") when a read fails while hashing.
+func (p HostSourcePolicy) ScanDir(ctx context.Context, src string) (TreeDigest, error) {
+	err := ctx.Err()
+	var abs, anchor string
+	if err == nil {
+		abs, anchor, err = p.locate(src)
+	}
+	if err == nil {
+		var t *hostTarget
+		if t, err = p.inspect(abs, anchor); err == nil {
+			if fi := t.leafInfo(); !fi.IsDir() {
+				err = typeFault(fi, "directory")
+			} else {
+				var td TreeDigest
+				if td, err = p.scanTree(ctx, t); err == nil {
+					td.src, td.anchor = src, anchor
+					return td, nil
+				}
+			}
+		}
+	}
+	return TreeDigest{}, p.dirError(src, err)
+}
+
+func (p HostSourcePolicy) workers() int {
+	if p.LocalDirFiles > 0 {
+		return p.LocalDirFiles
+	}
+	return DefaultLocalDirFiles
+}
+
+// OpenTreeFile reopens the regular file rel (a POSIX path relative to
+// tree.Root, as in tree.Files) through the same checks and pinned no-follow
+// walk as OpenFile, for copying it at apply time; compare the copied bytes
+// with the TreeFile's SHA256 to detect an edit since the scan. rel must be
+// clean and relative without ".." segments. tree normally comes from
+// ScanDir of the same policy; a TreeDigest built by hand needs only Root and
+// is treated as a relative source. Errors are *Error with code
+// local_dir_read_error.
+func (p HostSourcePolicy) OpenTreeFile(ctx context.Context, tree TreeDigest, rel string) (*os.File, error) {
+	src := tree.src
+	if src == "" {
+		src = tree.Root
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, p.dirError(src, err)
+	}
+	if rel == "" || rel == "." || path.IsAbs(rel) || path.Clean(rel) != rel || rel == ".." || strings.HasPrefix(rel, "../") {
+		return nil, p.dirError(src, fault("", rel, fmt.Errorf("invalid tree path %q: want a clean relative path without \"..\"", rel)))
+	}
+	base, err := p.baseDir()
+	if err != nil {
+		return nil, p.dirError(src, err)
+	}
+	abs := filepath.Join(filepath.Clean(tree.Root), filepath.FromSlash(rel))
+	_, anchor, err := p.confine(abs, base, tree.anchor != string(filepath.Separator))
+	if err != nil {
+		return nil, p.dirError(src, err)
+	}
+	f, _, err := p.openLeaf(abs, anchor)
+	if err != nil {
+		return nil, p.dirError(src, err)
+	}
+	return f, nil
+}

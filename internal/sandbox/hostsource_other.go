@@ -1,0 +1,26 @@
+//go:build !linux
+
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+)
+
+// errHostSourceUnsupported is the cause of every host source read on a
+// system without the pinned no-follow walk this package relies on.
+var errHostSourceUnsupported = fmt.Errorf("reading host sources with a pinned no-follow walk is not supported on %s: %w", runtime.GOOS, errors.ErrUnsupported)
+
+func openPinned(t *hostTarget, _ bool) (*os.File, error) {
+	f := fault("", "", errHostSourceUnsupported)
+	f.ctx["os"] = runtime.GOOS
+	return nil, f
+}
+
+func (p HostSourcePolicy) scanTree(_ context.Context, t *hostTarget) (TreeDigest, error) {
+	_, err := openPinned(t, true)
+	return TreeDigest{}, err
+}
