@@ -1,0 +1,182 @@
+// Package workspace is the engine's front door: it creates, finds and
+// removes workspaces, and applies, reads and removes entries in them through
+// the backend.Backend interface. The Terraform provider calls only this
+// package (and the pure rules of package sandbox); it never touches files or
+// containers itself.
+package workspace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+
+	"github.com/google/uuid"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/local"
+)
+
+// Config is the engine's configuration, taken from the provider block.
+type Config struct {
+	// LocalBaseDir is the absolute directory holding default local
+	// workspace roots (<LocalBaseDir>/<id>) and the registry.
+	LocalBaseDir string
+	// WorkingDir is the absolute directory host sources are relative to
+	// (Terraform's working directory; the seed's base_dir).
+	WorkingDir string
+	// Grants are the provider's extra_path_grants (SPEC §3.6).
+	Grants []sandbox.PathGrant
+}
+
+// Engine carries out workspace and entry operations.
+type Engine struct {
+	cfg      Config
+	registry *Registry
+}
+
+// New returns an engine for cfg. Nothing is touched on disk.
+func New(cfg Config) *Engine {
+	return &Engine{cfg: cfg, registry: NewRegistry(cfg.LocalBaseDir)}
+}
+
+// Config returns the engine's configuration.
+func (e *Engine) Config() Config { return e.cfg }
+
+// HostSources returns the policy that confines and reads host sources.
+func (e *Engine) HostSources() sandbox.HostSourcePolicy {
+	return sandbox.HostSourcePolicy{BaseDir: e.cfg.WorkingDir, Grants: e.cfg.Grants}
+}
+
+// ErrWorkspaceGone is wrapped when a workspace id is unknown or its
+// directory or container has vanished. Callers treat it as "gone", not as a
+// failure: Terraform plans the workspace and its entries for re-creation.
+var ErrWorkspaceGone = errors.New("workspace no longer exists")
+
+// LocalSpec describes a local workspace to create.
+type LocalSpec struct {
+	// Root is the absolute host directory, or "" for <LocalBaseDir>/<id>.
+	Root string
+}
+
+// Workspace is a created or found workspace.
+type Workspace struct {
+	ID      string
+	Kind    string
+	Root    string
+	Backend backend.Backend
+}
+
+// AbsPath returns the absolute path of the workspace-relative rel, as seen
+// inside the workspace.
+func (w *Workspace) AbsPath(rel string) string {
+	if rel == "." || rel == "" {
+		return w.Root
+	}
+	return path.Join(w.Root, rel)
+}
+
+// CreateLocal creates a local workspace with a new id. An existing
+// non-empty directory is refused, so nothing already there can be lost.
+func (e *Engine) CreateLocal(ctx context.Context, spec LocalSpec) (*Workspace, error) {
+	id := uuid.NewString()
+	root := spec.Root
+	if root == "" {
+		root = filepath.Join(e.cfg.LocalBaseDir, id)
+	}
+	if !filepath.IsAbs(root) {
+		return nil, fmt.Errorf("workspace root %q must be an absolute path", root)
+	}
+	root = filepath.Clean(root)
+	b := local.New(root)
+	if err := b.Create(ctx); err != nil {
+		return nil, err
+	}
+	if err := e.registry.Put(Record{ID: id, Kind: "local", Root: root}); err != nil {
+		return nil, err
+	}
+	return &Workspace{ID: id, Kind: "local", Root: root, Backend: b}, nil
+}
+
+// AdoptLocal registers an existing local directory as a workspace (import).
+// An already registered root keeps its id.
+func (e *Engine) AdoptLocal(ctx context.Context, root string) (*Workspace, error) {
+	if !filepath.IsAbs(root) {
+		return nil, fmt.Errorf("workspace root %q must be an absolute path", root)
+	}
+	root = filepath.Clean(root)
+	b := local.New(root)
+	ok, err := b.Exists(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("no workspace directory at %s", root)
+	}
+	rec, found, err := e.registry.FindByRoot("local", root)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		rec = Record{ID: uuid.NewString(), Kind: "local", Root: root}
+		if err := e.registry.Put(rec); err != nil {
+			return nil, err
+		}
+	}
+	return &Workspace{ID: rec.ID, Kind: rec.Kind, Root: rec.Root, Backend: b}, nil
+}
+
+// Open finds the workspace with the given id. A workspace whose record is
+// missing or whose directory vanished gives an error wrapping
+// ErrWorkspaceGone.
+func (e *Engine) Open(ctx context.Context, id string) (*Workspace, error) {
+	rec, err := e.registry.Get(id)
+	if errors.Is(err, ErrUnknownWorkspace) {
+		return nil, fmt.Errorf("%w: %v", ErrWorkspaceGone, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var b backend.Backend
+	switch rec.Kind {
+	case "local":
+		b = local.New(rec.Root)
+	default:
+		return nil, fmt.Errorf("workspace %s has unsupported backend kind %q", id, rec.Kind)
+	}
+	ok, err := b.Exists(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("%w: %s (root %s is missing)", ErrWorkspaceGone, id, rec.Root)
+	}
+	return &Workspace{ID: rec.ID, Kind: rec.Kind, Root: rec.Root, Backend: b}, nil
+}
+
+// Destroy removes the workspace with the given id. With keep set the
+// directory stays and only the registry record goes. A workspace that is
+// already gone is not an error.
+func (e *Engine) Destroy(ctx context.Context, id string, keep bool) error {
+	rec, err := e.registry.Get(id)
+	if errors.Is(err, ErrUnknownWorkspace) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !keep {
+		switch rec.Kind {
+		case "local":
+			if err := local.New(rec.Root).Destroy(ctx); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return err
+			}
+		default:
+			return fmt.Errorf("workspace %s has unsupported backend kind %q", id, rec.Kind)
+		}
+	}
+	return e.registry.Delete(id)
+}

@@ -1,0 +1,176 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
+)
+
+// Meta is the metadata the seed applies after materialising an entry
+// (SPEC §2.1): an optional group (chgrp first) and the permission bits
+// (chmod always, so the umask never decides the result).
+type Meta struct {
+	// Perm holds the permission bits (0o777 mask).
+	Perm fs.FileMode
+	// Group is the group name to chgrp to, or "" to leave the group alone.
+	Group string
+}
+
+// EntryState is what Read sees of one entry path in a workspace.
+type EntryState struct {
+	// Exists is false when nothing is at the path.
+	Exists bool
+	// Info is the backend's view of the path (valid when Exists).
+	Info backend.FileInfo
+	// SHA256 and Size describe a regular file's content when hashing was
+	// asked for.
+	SHA256 string
+	Size   int64
+}
+
+// applyMeta runs chgrp (when a group is set) then chmod, as the seed does; a
+// failing chgrp prevents the chmod.
+func applyMeta(ctx context.Context, b backend.Backend, rel string, m Meta) error {
+	if m.Group != "" {
+		if err := b.Chgrp(ctx, rel, m.Group); err != nil {
+			return fmt.Errorf("chgrp %s %s: %w", m.Group, rel, err)
+		}
+	}
+	if err := b.Chmod(ctx, rel, m.Perm); err != nil {
+		return fmt.Errorf("chmod %04o %s: %w", m.Perm, rel, err)
+	}
+	return nil
+}
+
+// Stat reports the state of rel in workspace id without following a final
+// symlink; hash asks for the content hash of a regular file.
+func (e *Engine) Stat(ctx context.Context, id, rel string, hash bool) (EntryState, error) {
+	w, err := e.Open(ctx, id)
+	if err != nil {
+		return EntryState{}, err
+	}
+	info, err := w.Backend.Stat(ctx, rel)
+	if errors.Is(err, backend.ErrNotExist) {
+		return EntryState{}, nil
+	}
+	if err != nil {
+		return EntryState{}, err
+	}
+	st := EntryState{Exists: true, Info: info, Size: info.Size}
+	if hash && info.IsRegular {
+		sum, size, err := w.Backend.HashFile(ctx, rel)
+		if err != nil {
+			return EntryState{}, err
+		}
+		st.SHA256, st.Size = sum, size
+	}
+	return st, nil
+}
+
+// ApplyDir creates the directory rel (mkdir -p) and applies its metadata,
+// following the seed's Dir apply (SPEC §2.3). It returns the absolute path.
+func (e *Engine) ApplyDir(ctx context.Context, id, rel string, m Meta) (string, error) {
+	w, err := e.Open(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	if err := w.Backend.MkdirAll(ctx, rel, m.Perm); err != nil {
+		return "", err
+	}
+	if err := applyMeta(ctx, w.Backend, rel, m); err != nil {
+		return "", err
+	}
+	return w.AbsPath(rel), nil
+}
+
+// ApplyMeta re-applies only the metadata of rel (an in-place update of
+// permissions or group).
+func (e *Engine) ApplyMeta(ctx context.Context, id, rel string, m Meta) error {
+	w, err := e.Open(ctx, id)
+	if err != nil {
+		return err
+	}
+	return applyMeta(ctx, w.Backend, rel, m)
+}
+
+// RemoveDir removes the directory rel if it is empty. A directory that
+// holds content the resource did not write is left in place and a warning
+// naming it is returned. A vanished workspace or directory is not an error.
+func (e *Engine) RemoveDir(ctx context.Context, id, rel string) (warning string, err error) {
+	w, err := e.Open(ctx, id)
+	if errors.Is(err, ErrWorkspaceGone) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	if rel == "." {
+		return "", nil
+	}
+	files, err := w.Backend.WalkFiles(ctx, rel)
+	if errors.Is(err, backend.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	if len(files) > 0 {
+		return fmt.Sprintf("%s holds %d file(s) that this resource did not write; it was left in place", w.AbsPath(rel), len(files)), nil
+	}
+	if err := w.Backend.RemoveAll(ctx, rel); err != nil {
+		return "", err
+	}
+	return "", nil
+}
+
+// WriteFile streams r into rel atomically, then applies the metadata. When
+// wantSHA256 is set, content that hashes differently is refused before it
+// lands (backend.ErrContentChanged).
+func (e *Engine) WriteFile(ctx context.Context, id, rel string, r io.Reader, m Meta, wantSHA256 string) (backend.WriteResult, string, error) {
+	w, err := e.Open(ctx, id)
+	if err != nil {
+		return backend.WriteResult{}, "", err
+	}
+	res, err := w.Backend.WriteFile(ctx, rel, r, m.Perm, wantSHA256)
+	if err != nil {
+		return res, "", err
+	}
+	if err := applyMeta(ctx, w.Backend, rel, m); err != nil {
+		return res, "", err
+	}
+	return res, w.AbsPath(rel), nil
+}
+
+// CopyHostFile copies the host source src (confined and opened as the
+// seed's LocalFile, SPEC §2.4) into rel. wantSHA256 is the digest taken at
+// plan time: a source edited since then fails with an error saying so and
+// leaves the workspace untouched.
+func (e *Engine) CopyHostFile(ctx context.Context, id, rel, src string, m Meta, wantSHA256 string) (backend.WriteResult, string, error) {
+	f, _, err := e.HostSources().OpenFile(ctx, src)
+	if err != nil {
+		return backend.WriteResult{}, "", err
+	}
+	defer f.Close()
+	res, abs, err := e.WriteFile(ctx, id, rel, f, m, wantSHA256)
+	if errors.Is(err, backend.ErrContentChanged) {
+		return res, "", fmt.Errorf("host source %s changed between plan and apply (planned sha256 %s); run terraform plan again: %w", src, wantSHA256, err)
+	}
+	return res, abs, err
+}
+
+// RemoveFile deletes the file rel. Missing files and vanished workspaces
+// are not errors.
+func (e *Engine) RemoveFile(ctx context.Context, id, rel string) error {
+	w, err := e.Open(ctx, id)
+	if errors.Is(err, ErrWorkspaceGone) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return w.Backend.Remove(ctx, rel)
+}
