@@ -1,0 +1,215 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
+)
+
+// DefaultPermissions is the seed's default entry mode, rwxr-xr-x (SPEC §2.1).
+const DefaultPermissions = "0755"
+
+// entryModel holds the attributes every entry resource has.
+type entryModel struct {
+	ID           types.String     `tfsdk:"id"`
+	WorkspaceID  types.String     `tfsdk:"workspace_id"`
+	Path         types.String     `tfsdk:"path"`
+	Permissions  PermissionsValue `tfsdk:"permissions"`
+	Group        types.String     `tfsdk:"group"`
+	Description  types.String     `tfsdk:"description"`
+	Ephemeral    types.Bool       `tfsdk:"ephemeral"`
+	AbsolutePath types.String     `tfsdk:"absolute_path"`
+}
+
+// entryAttributes returns the schema attributes shared by every entry
+// resource; noun names the entry in descriptions ("directory", "file").
+func entryAttributes(noun string) map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"id": schema.StringAttribute{
+			Computed:            true,
+			MarkdownDescription: "`<workspace_id>/<path>`, with `path` normalised as the seed's manifest paths (SPEC §3.2). Also the import ID.",
+			PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+		},
+		"workspace_id": schema.StringAttribute{
+			Required:            true,
+			MarkdownDescription: "`id` of the `sandbox_workspace` the " + noun + " belongs to. Changing it replaces the " + noun + ".",
+			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+		},
+		"path": schema.StringAttribute{
+			Required: true,
+			MarkdownDescription: "Workspace-relative POSIX path of the " + noun + " (the manifest key). Checked at plan time with the " +
+				"seed's rules (SPEC §3.2): absolute and Windows drive paths fail with reason `absolute`, any `..` segment with " +
+				"`escape_root`; backslashes are read as separators. Changing it replaces the " + noun + ".",
+			PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			Validators:    []validator.String{entryPathValidator{}},
+		},
+		"permissions": schema.StringAttribute{
+			CustomType: PermissionsType{},
+			Optional:   true,
+			Computed:   true,
+			Default:    stringdefault.StaticString(DefaultPermissions),
+			MarkdownDescription: "Mode of the " + noun + ", as an octal string (`\"0750\"`) or an `ls -l` string (`\"drwxr-x---\"`, " +
+				"the seed's `Permissions.from_str`). Both forms compare by permission bits, so switching form is not a change. " +
+				"Applied with an explicit chmod after writing, so the umask never matters. Default `\"" + DefaultPermissions +
+				"\"` (the seed's `rwxr-xr-x`). A mode changed out of band is restored by the next apply.",
+		},
+		"group": schema.StringAttribute{
+			Optional: true,
+			MarkdownDescription: "Group name to `chgrp` the " + noun + " to before the chmod, as the seed. Unset leaves the group " +
+				"alone. An unknown group fails the apply naming it. A group changed out of band is restored by the next apply.",
+		},
+		"description": schema.StringAttribute{
+			Optional:            true,
+			MarkdownDescription: "Free text, the seed's entry `description`.",
+		},
+		"ephemeral": schema.BoolAttribute{
+			Optional:            true,
+			Computed:            true,
+			Default:             booldefault.StaticBool(false),
+			MarkdownDescription: "The seed's `ephemeral` flag: the entry is excluded from workspace snapshots. Default `false`.",
+		},
+		"absolute_path": schema.StringAttribute{
+			Computed:            true,
+			MarkdownDescription: "Absolute path of the " + noun + " inside the workspace (`<root>/<path>`).",
+			PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+		},
+	}
+}
+
+// normalizedPath validates a configured entry path and returns its POSIX
+// normal form.
+func normalizedPath(p types.String) (string, error) {
+	return sandbox.ValidateEntryPath(p.ValueString())
+}
+
+// meta turns the configured permissions and group into engine metadata.
+func (m entryModel) meta() (workspace.Meta, error) {
+	perms, err := m.Permissions.Permissions()
+	if err != nil {
+		return workspace.Meta{}, err
+	}
+	return workspace.Meta{Perm: perms.Perm(), Group: m.Group.ValueString()}, nil
+}
+
+// entryID builds the resource id of an entry.
+func entryID(workspaceID, rel string) string { return workspaceID + "/" + rel }
+
+// parseEntryImportID splits "<workspace_id>/<path>".
+func parseEntryImportID(id string) (string, string, error) {
+	ws, rel, ok := strings.Cut(id, "/")
+	if !ok || !workspace.ValidID(ws) || rel == "" {
+		return "", "", fmt.Errorf("expected an import ID of the form <workspace_id>/<path>, such as "+
+			"0b6f3c2e-6a41-4c9e-9d1a-3f0e2b7c5d11/config/app.toml; got %q", id)
+	}
+	norm, err := sandbox.ValidateEntryPath(rel)
+	if err != nil {
+		return "", "", err
+	}
+	return ws, norm, nil
+}
+
+// observeMeta updates permissions and group in m from what is on disk, so
+// that out-of-band changes show in the plan as updates that restore them.
+func (m *entryModel) observeMeta(st workspace.EntryState) {
+	observed := sandbox.PermissionsFromMode(uint32(st.Info.Perm))
+	if m.Permissions.IsNull() || m.Permissions.IsUnknown() ||
+		!sandbox.PermissionsEqualString(m.Permissions.ValueString(), observed.ChmodArg()) {
+		m.Permissions = NewPermissionsValue(observed.ChmodArg())
+	}
+	if !m.Group.IsNull() && m.Group.ValueString() != st.Info.Group {
+		m.Group = types.StringValue(st.Info.Group)
+	}
+}
+
+// addEngineError turns an engine error into a diagnostic. Structured
+// sandbox errors keep their seed message as the detail's first line and
+// their context (reason, child, ...) below it.
+func addEngineError(diags *diag.Diagnostics, summary string, err error) {
+	var se *sandbox.Error
+	if errors.As(err, &se) {
+		detail := se.Message
+		if d := se.Detail(); d != "" {
+			detail += "\n\n" + d
+		}
+		if se.Cause != nil && !strings.Contains(detail, se.Cause.Error()) {
+			detail += "\ncause: " + se.Cause.Error()
+		}
+		diags.AddError(summary, detail)
+		return
+	}
+	diags.AddError(summary, err.Error())
+}
+
+// addEngineAttributeError is addEngineError scoped to an attribute.
+func addEngineAttributeError(diags *diag.Diagnostics, p path.Path, summary string, err error) {
+	var tmp diag.Diagnostics
+	addEngineError(&tmp, summary, err)
+	for _, d := range tmp {
+		diags.AddAttributeError(p, d.Summary(), d.Detail())
+	}
+}
+
+// workspaceGone reports whether err means the workspace vanished.
+func workspaceGone(err error) bool { return errors.Is(err, workspace.ErrWorkspaceGone) }
+
+// engineFrom extracts the configured engine in a Configure method.
+func engineFrom(data any, diags *diag.Diagnostics) *workspace.Engine {
+	if data == nil {
+		return nil
+	}
+	eng, ok := data.(*workspace.Engine)
+	if !ok {
+		diags.AddError("Unexpected provider data", fmt.Sprintf("expected *workspace.Engine, got %T", data))
+		return nil
+	}
+	return eng
+}
+
+// entryPathValidator checks an entry path with the seed's manifest path
+// rules at validate/plan time.
+type entryPathValidator struct{}
+
+func (entryPathValidator) Description(context.Context) string {
+	return "must be a workspace-relative path without `..` segments"
+}
+
+func (v entryPathValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (entryPathValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if _, err := sandbox.ValidateEntryPath(req.ConfigValue.ValueString()); err != nil {
+		addEngineAttributeError(&resp.Diagnostics, req.Path, "Invalid entry path", err)
+	}
+}
+
+// importEntry is the shared ImportState of entry resources: it sets id,
+// workspace_id and path; Read fills in the rest.
+func importEntry(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	ws, rel, err := parseEntryImportID(req.ID)
+	if err != nil {
+		addEngineError(&resp.Diagnostics, "Invalid import ID", err)
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), entryID(ws, rel))...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("workspace_id"), ws)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("path"), rel)...)
+}

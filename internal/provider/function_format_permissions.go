@@ -1,0 +1,48 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/function"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+)
+
+var _ function.Function = (*formatPermissionsFunction)(nil)
+
+// NewFormatPermissionsFunction returns format_permissions(mode number) string.
+func NewFormatPermissionsFunction() function.Function { return &formatPermissionsFunction{} }
+
+type formatPermissionsFunction struct{}
+
+func (f *formatPermissionsFunction) Metadata(_ context.Context, _ function.MetadataRequest, resp *function.MetadataResponse) {
+	resp.Name = "format_permissions"
+}
+
+func (f *formatPermissionsFunction) Definition(_ context.Context, _ function.DefinitionRequest, resp *function.DefinitionResponse) {
+	resp.Definition = function.Definition{
+		Summary: "Format a numeric mode as an ls -l permissions string",
+		MarkdownDescription: "The seed's `Permissions.from_mode(mode)` then its string form (SPEC §1.3): the directory bit " +
+			"0o040000 gives a leading `d`; setuid, setgid, sticky and other file-type bits are dropped. " +
+			"`format_permissions(16877)` (0o40755) is `\"drwxr-xr-x\"`; `format_permissions(420)` (0o644) is `\"-rw-r--r--\"`. " +
+			"Terraform has no octal literals: use `parseint(\"755\", 8)`. Negative or fractional numbers are refused.",
+		Parameters: []function.Parameter{
+			function.NumberParameter{Name: "mode", MarkdownDescription: "A numeric file mode (`st_mode`)."},
+		},
+		Return: function.StringReturn{},
+	}
+}
+
+func (f *formatPermissionsFunction) Run(ctx context.Context, req function.RunRequest, resp *function.RunResponse) {
+	var mode int64
+	resp.Error = function.ConcatFuncErrors(resp.Error, req.Arguments.Get(ctx, &mode))
+	if resp.Error != nil {
+		return
+	}
+	if mode < 0 || mode > 0xFFFFFFFF {
+		resp.Error = function.NewArgumentFuncError(0, fmt.Sprintf("mode %d is out of range: expected 0 to 4294967295", mode))
+		return
+	}
+	resp.Error = function.ConcatFuncErrors(resp.Error, resp.Result.Set(ctx, sandbox.PermissionsFromMode(uint32(mode)).String()))
+}

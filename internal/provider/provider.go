@@ -1,0 +1,179 @@
+// Package provider is the Terraform face of the sandbox engine: schemas,
+// plan modifiers and validators, then calls into internal/sandbox. It never
+// touches files or containers itself.
+package provider
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/function"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
+)
+
+// Address is the provider's registry address.
+const Address = "registry.terraform.io/agentsandbox/sandbox"
+
+// DefaultLocalBaseDir is local_base_dir when the provider block omits it.
+const DefaultLocalBaseDir = ".sandbox"
+
+var (
+	_ provider.Provider              = (*sandboxProvider)(nil)
+	_ provider.ProviderWithFunctions = (*sandboxProvider)(nil)
+)
+
+type sandboxProvider struct {
+	version string
+}
+
+// New returns a constructor for the provider, as providerserver expects.
+func New(version string) func() provider.Provider {
+	return func() provider.Provider { return &sandboxProvider{version: version} }
+}
+
+type providerModel struct {
+	LocalBaseDir    types.String `tfsdk:"local_base_dir"`
+	ExtraPathGrants []grantModel `tfsdk:"extra_path_grants"`
+}
+
+type grantModel struct {
+	Path        types.String `tfsdk:"path"`
+	ReadOnly    types.Bool   `tfsdk:"read_only"`
+	Description types.String `tfsdk:"description"`
+	HostPath    types.String `tfsdk:"host_path"`
+}
+
+func (p *sandboxProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
+	resp.TypeName = "sandbox"
+	resp.Version = p.version
+}
+
+func (p *sandboxProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Declares agent sandbox workspaces (a local directory or a Docker container) and the entries that fill them, " +
+			"following the sandbox workspace model of openai-agents-python.",
+		Attributes: map[string]schema.Attribute{
+			"local_base_dir": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "Directory that holds default local workspace roots (`<local_base_dir>/<id>`) and the workspace " +
+					"registry (`<local_base_dir>/.workspaces/`). Relative paths are relative to Terraform's working directory. " +
+					"Default `" + DefaultLocalBaseDir + "`.",
+			},
+			"extra_path_grants": schema.ListNestedAttribute{
+				Optional: true,
+				MarkdownDescription: "Host paths outside Terraform's working directory that host sources (`sandbox_file.source`, " +
+					"`sandbox_local_dir.source`) may read from; the seed's `SandboxPathGrant` (SPEC §3.6). Without a grant, a " +
+					"source outside the working directory fails with reason `outside_base_dir`.",
+				NestedObject: schema.NestedAttributeObject{
+					Attributes: map[string]schema.Attribute{
+						"path": schema.StringAttribute{
+							Required: true,
+							MarkdownDescription: "POSIX-absolute path (normalised: `/tmp/` becomes `/tmp`). Must not be the filesystem " +
+								"root. Errors use the seed's messages, e.g. `sandbox path grant path must be POSIX absolute`.",
+						},
+						"read_only": schema.BoolAttribute{
+							Optional:            true,
+							MarkdownDescription: "Whether the grant is read-only. Default `false`. Host sources are only ever read.",
+						},
+						"description": schema.StringAttribute{
+							Optional:            true,
+							MarkdownDescription: "Free text describing the grant.",
+						},
+						"host_path": schema.StringAttribute{
+							Optional: true,
+							MarkdownDescription: "Native host path backing `path` (for Docker bind mounts); when set, sources are " +
+								"checked against it instead of `path`. No UNC or device paths, no `..` segments, not the root.",
+						},
+					},
+				},
+			},
+		},
+	}
+}
+
+func (p *sandboxProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
+	var cfg providerModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot determine the working directory", err.Error())
+		return
+	}
+	base := DefaultLocalBaseDir
+	if !cfg.LocalBaseDir.IsNull() && !cfg.LocalBaseDir.IsUnknown() {
+		base = cfg.LocalBaseDir.ValueString()
+	}
+	if !filepath.IsAbs(base) {
+		base = filepath.Join(wd, base)
+	}
+	grants := make([]sandbox.PathGrant, 0, len(cfg.ExtraPathGrants))
+	for i, g := range cfg.ExtraPathGrants {
+		grant, gerr := grantFromModel(g)
+		if gerr != nil {
+			resp.Diagnostics.AddAttributeError(grantErrorPath(i, gerr), "Invalid extra path grant", gerr.Error())
+			continue
+		}
+		grants = append(grants, grant)
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	eng := workspace.New(workspace.Config{LocalBaseDir: filepath.Clean(base), WorkingDir: wd, Grants: grants})
+	resp.ResourceData = eng
+	resp.DataSourceData = eng
+}
+
+func (p *sandboxProvider) Resources(_ context.Context) []func() resource.Resource {
+	return []func() resource.Resource{
+		NewWorkspaceResource,
+		NewDirResource,
+		NewFileResource,
+		NewLocalDirResource,
+	}
+}
+
+func (p *sandboxProvider) DataSources(_ context.Context) []func() datasource.DataSource {
+	return nil
+}
+
+func (p *sandboxProvider) Functions(_ context.Context) []func() function.Function {
+	return []func() function.Function{
+		NewParsePermissionsFunction,
+		NewFormatPermissionsFunction,
+		NewEndpointURLFunction,
+		NewWorkspacePathFunction,
+	}
+}
+
+func grantFromModel(g grantModel) (sandbox.PathGrant, error) {
+	var desc, host *string
+	if !g.Description.IsNull() {
+		d := g.Description.ValueString()
+		desc = &d
+	}
+	if !g.HostPath.IsNull() {
+		h := g.HostPath.ValueString()
+		host = &h
+	}
+	return sandbox.NewPathGrant(g.Path.ValueString(), g.ReadOnly.ValueBool(), desc, host)
+}
+
+func grantErrorPath(i int, err error) path.Path {
+	p := path.Root("extra_path_grants").AtListIndex(i)
+	if ge, ok := err.(*sandbox.GrantError); ok && ge.Field == "host_path" {
+		return p.AtName("host_path")
+	}
+	return p.AtName("path")
+}

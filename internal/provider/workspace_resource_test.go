@@ -1,0 +1,215 @@
+package provider
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+)
+
+var uuidRe = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+
+func TestAccWorkspace_lifecycle(t *testing.T) {
+	env := newTestEnv(t)
+	var firstID string
+	withFile := env.config(`
+resource "sandbox_file" "f" {
+  workspace_id = sandbox_workspace.ws.id
+  path         = "hello.txt"
+  content      = "hi"
+}
+`)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Factories,
+		TerraformVersionChecks:   requireTF111,
+		Steps: []resource.TestStep{
+			{
+				Config: withFile,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("sandbox_workspace.ws", tfjsonpath.New("id"), knownvalue.StringRegexp(uuidRe)),
+					statecheck.ExpectKnownValue("sandbox_workspace.ws", tfjsonpath.New("keep_on_destroy"), knownvalue.Bool(false)),
+				},
+				Check: resource.ComposeTestCheckFunc(
+					func(s *terraform.State) error {
+						rs := s.RootModule().Resources["sandbox_workspace.ws"].Primary
+						firstID = rs.ID
+						want := filepath.Join(env.base, rs.ID)
+						if rs.Attributes["root"] != want {
+							return fmt.Errorf("root = %q, want %q", rs.Attributes["root"], want)
+						}
+						fi, err := os.Stat(want)
+						if err != nil || !fi.IsDir() {
+							return fmt.Errorf("workspace directory %s missing: %v", want, err)
+						}
+						return expectFile(filepath.Join(want, "hello.txt"), "hi", 0o755)
+					},
+				),
+			},
+			{
+				ResourceName:      "sandbox_workspace.ws",
+				ImportState:       true,
+				ImportStateVerify: true,
+			},
+			{
+				// The directory vanished: the workspace is planned for
+				// re-creation with a new id, and its entry with it.
+				PreConfig: func() { must(t, os.RemoveAll(env.wsRoot())) },
+				Config:    withFile,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction("sandbox_workspace.ws", plancheck.ResourceActionCreate),
+						plancheck.ExpectResourceAction("sandbox_file.f", plancheck.ResourceActionCreate),
+					},
+				},
+				Check: func(s *terraform.State) error {
+					rs := s.RootModule().Resources["sandbox_workspace.ws"].Primary
+					if rs.ID == firstID {
+						return fmt.Errorf("re-created workspace kept id %s", rs.ID)
+					}
+					return expectFile(filepath.Join(rs.Attributes["root"], "hello.txt"), "hi", 0o755)
+				},
+			},
+		},
+		CheckDestroy: func(*terraform.State) error {
+			entries, _ := os.ReadDir(env.base)
+			for _, e := range entries {
+				if e.Name() != ".workspaces" {
+					return fmt.Errorf("%s left behind after destroy", e.Name())
+				}
+			}
+			return nil
+		},
+	})
+}
+
+func TestAccWorkspace_explicitRootKeepAndImportByRoot(t *testing.T) {
+	env := newTestEnv(t)
+	root := filepath.Join(t.TempDir(), "agent-1")
+	cfg := func(keep bool) string {
+		return fmt.Sprintf(`
+provider "sandbox" {
+  local_base_dir = %q
+}
+resource "sandbox_workspace" "ws" {
+  root            = %q
+  keep_on_destroy = %t
+  exposed_ports   = [8080, 8080, 9000]
+  local {}
+}
+`, env.base, root, keep)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Factories,
+		TerraformVersionChecks:   requireTF111,
+		Steps: []resource.TestStep{
+			{
+				Config: cfg(true),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("sandbox_workspace.ws", tfjsonpath.New("root"), knownvalue.StringExact(root)),
+					statecheck.ExpectKnownValue("sandbox_workspace.ws", tfjsonpath.New("endpoints"), knownvalue.ListExact([]knownvalue.Check{
+						knownvalue.ObjectExact(map[string]knownvalue.Check{
+							"port": knownvalue.Int64Exact(8080), "host": knownvalue.StringExact("127.0.0.1"),
+							"host_port": knownvalue.Int64Exact(8080), "tls": knownvalue.Bool(false),
+							"url_http": knownvalue.StringExact("http://127.0.0.1:8080/"), "url_ws": knownvalue.StringExact("ws://127.0.0.1:8080/"),
+						}),
+						knownvalue.ObjectExact(map[string]knownvalue.Check{
+							"port": knownvalue.Int64Exact(9000), "host": knownvalue.StringExact("127.0.0.1"),
+							"host_port": knownvalue.Int64Exact(9000), "tls": knownvalue.Bool(false),
+							"url_http": knownvalue.StringExact("http://127.0.0.1:9000/"), "url_ws": knownvalue.StringExact("ws://127.0.0.1:9000/"),
+						}),
+					})),
+				},
+			},
+			{
+				ResourceName:            "sandbox_workspace.ws",
+				ImportState:             true,
+				ImportStateId:           root,
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"keep_on_destroy", "exposed_ports", "endpoints"},
+			},
+		},
+		CheckDestroy: func(*terraform.State) error {
+			if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+				return fmt.Errorf("keep_on_destroy = true, yet %s is gone: %v", root, err)
+			}
+			return nil
+		},
+	})
+}
+
+func TestAccWorkspace_refusals(t *testing.T) {
+	env := newTestEnv(t)
+	busy := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(busy, "precious.txt"), []byte("keep me"), 0o644))
+	cases := map[string]struct {
+		body, want string
+		planOnly   bool
+	}{
+		"non-empty root": {fmt.Sprintf(`root = %q
+  local {}`, busy), "refusing to create a workspace in non-empty directory", false},
+		"relative root": {`root = "rel/dir"
+  local {}`, `must be an absolute, clean path`, true},
+		"users on local": {`users = [{ name = "agent" }]
+  local {}`, LocalUsersGroupsMessage, true},
+		"no backend": {``, `needs a block selecting its backend`, true},
+		"port range": {`exposed_ports = [70000]
+  local {}`, `must be between 1 and 65535`, true},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			resource.UnitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: protoV6Factories,
+				Steps: []resource.TestStep{{
+					Config: fmt.Sprintf(`
+provider "sandbox" {
+  local_base_dir = %q
+}
+resource "sandbox_workspace" "ws" {
+  %s
+}
+`, env.base, c.body),
+					PlanOnly:    c.planOnly,
+					ExpectError: errRe(c.want),
+				}},
+			})
+		})
+	}
+	b, err := os.ReadFile(filepath.Join(busy, "precious.txt"))
+	if err != nil || string(b) != "keep me" {
+		t.Fatalf("the refused workspace touched existing content: %q %v", b, err)
+	}
+}
+
+func TestAccProvider_invalidGrant(t *testing.T) {
+	for _, c := range []struct{ grant, want string }{
+		{`{ path = "tmp" }`, "sandbox path grant path must be POSIX absolute"},
+		{`{ path = "/" }`, "sandbox path grant path must not be filesystem root"},
+		{`{ path = "/mnt/x", host_path = "/srv/../secret" }`, "sandbox path grant host_path must not contain parent segments"},
+	} {
+		t.Run(c.grant, func(t *testing.T) {
+			resource.UnitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: protoV6Factories,
+				Steps: []resource.TestStep{{
+					Config: fmt.Sprintf(`
+provider "sandbox" {
+  extra_path_grants = [%s]
+}
+resource "sandbox_workspace" "ws" {
+  local {}
+}
+`, c.grant),
+					PlanOnly:    true,
+					ExpectError: errRe(c.want),
+				}},
+			})
+		})
+	}
+}

@@ -1,0 +1,30 @@
+// Command terraform-provider-sandbox serves the sandbox provider over the
+// Terraform plugin protocol version 6.
+package main
+
+import (
+	"context"
+	"flag"
+	"log"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/provider"
+)
+
+// version is set by the release build (goreleaser ldflags).
+var version = "dev"
+
+func main() {
+	var debug bool
+	flag.BoolVar(&debug, "debug", false, "run the provider with support for debuggers such as delve; prints TF_REATTACH_PROVIDERS to use")
+	flag.Parse()
+
+	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
+		Address: provider.Address,
+		Debug:   debug,
+	})
+	if err != nil {
+		log.Fatal(err.Error())
+	}
+}
