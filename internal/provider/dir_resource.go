@@ -28,7 +28,7 @@ func (r *dirResource) Metadata(_ context.Context, req resource.MetadataRequest, 
 
 func (r *dirResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "A directory in a workspace: the seed's `Dir` entry (`mkdir -p`, then chgrp and chmod, SPEC §2.3). " +
+		MarkdownDescription: "A directory in a workspace: the seed's `Dir` entry (`mkdir -p`, then chgrp and chmod). " +
 			"Destroy removes the directory when it is empty; one holding files written by others is left in place with a warning.",
 		Attributes: entryAttributes("directory"),
 	}

@@ -144,7 +144,7 @@ func TestAccDir_lifecycle(t *testing.T) {
 					checkDirMode(env, "work/cache", 0o700),
 					func(*terraform.State) error {
 						if _, err := os.Lstat(filepath.Join(env.wsRoot(), "work/logs")); !os.IsNotExist(err) {
-							return fmt.Errorf("the replaced directory work/logs is still there (%v)", err)
+							return fmt.Errorf("the replaced directory work/logs is still there (%w)", err)
 						}
 						return nil
 					},

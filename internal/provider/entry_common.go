@@ -42,7 +42,7 @@ func entryAttributes(noun string) map[string]schema.Attribute {
 	return map[string]schema.Attribute{
 		"id": schema.StringAttribute{
 			Computed:            true,
-			MarkdownDescription: "`<workspace_id>/<path>`, with `path` normalised as the seed's manifest paths (SPEC §3.2). Also the import ID.",
+			MarkdownDescription: "`<workspace_id>/<path>`, with `path` normalised as the seed's manifest paths. Also the import ID.",
 			PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 		},
 		"workspace_id": schema.StringAttribute{
@@ -53,7 +53,7 @@ func entryAttributes(noun string) map[string]schema.Attribute {
 		"path": schema.StringAttribute{
 			Required: true,
 			MarkdownDescription: "Workspace-relative POSIX path of the " + noun + " (the manifest key). Checked at plan time with the " +
-				"seed's rules (SPEC §3.2): absolute and Windows drive paths fail with reason `absolute`, any `..` segment with " +
+				"seed's rules: absolute and Windows drive paths fail with reason `absolute`, any `..` segment with " +
 				"`escape_root`; backslashes are read as separators. Changing it replaces the " + noun + ".",
 			PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			Validators:    []validator.String{entryPathValidator{}},

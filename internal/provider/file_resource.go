@@ -75,7 +75,7 @@ func (r *fileResource) Schema(_ context.Context, _ resource.SchemaRequest, resp 
 	}
 	attrs["source"] = schema.StringAttribute{
 		Optional: true,
-		MarkdownDescription: "Host file to copy, the seed's `LocalFile.src` (SPEC §2.4): relative to Terraform's working directory, " +
+		MarkdownDescription: "Host file to copy, the seed's `LocalFile.src`: relative to Terraform's working directory, " +
 			"and must lie under it or under a provider `extra_path_grants` entry (else reason `outside_base_dir`). A symlink " +
 			"anywhere on the path is refused (`symlink_not_supported`, naming the component). The file is hashed at plan time; " +
 			"if it changes before apply, the apply fails and nothing is written.",

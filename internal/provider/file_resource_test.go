@@ -139,7 +139,7 @@ func TestAccFile_content(t *testing.T) {
 					checkWorkspaceFile(env, "bin/blob", "\x00\x01\x02\xff", 0o755),
 					func(*terraform.State) error {
 						if _, err := os.Lstat(filepath.Join(env.wsRoot(), "etc/app.conf")); !os.IsNotExist(err) {
-							return fmt.Errorf("replaced file etc/app.conf still exists (%v)", err)
+							return fmt.Errorf("replaced file etc/app.conf still exists (%w)", err)
 						}
 						return nil
 					},

@@ -29,7 +29,7 @@ func (f *parsePermissionsFunction) Metadata(_ context.Context, _ function.Metada
 func (f *parsePermissionsFunction) Definition(_ context.Context, _ function.DefinitionRequest, resp *function.DefinitionResponse) {
 	resp.Definition = function.Definition{
 		Summary: "Parse a permissions string as the seed's Permissions",
-		MarkdownDescription: "Parses an `ls -l` style string with the seed's `Permissions.from_str` (SPEC §1.3: an ACL `+`, " +
+		MarkdownDescription: "Parses an `ls -l` style string with the seed's `Permissions.from_str` (an ACL `+`, " +
 			"xattr `@` or SELinux `.` marker is dropped; `s`/`t` count as execute, `S`/`T` as not) or an octal string " +
 			"(`\"0750\"`, `\"750\"`). Returns `{owner, group, other, directory, mode, octal, string}`: the three permission " +
 			"triplets (0-7), the directory flag, `mode` = `to_mode()` (with the directory bit 0o040000, as a number), " +

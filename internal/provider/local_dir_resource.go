@@ -43,7 +43,7 @@ func (r *localDirResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 	attrs := entryAttributes("directory")
 	attrs["source"] = schema.StringAttribute{
 		Required: true,
-		MarkdownDescription: "Host directory to copy, the seed's `LocalDir.src` (SPEC §2.5): relative to Terraform's working " +
+		MarkdownDescription: "Host directory to copy, the seed's `LocalDir.src`: relative to Terraform's working " +
 			"directory, and must lie under it or under a provider `extra_path_grants` entry (else reason `outside_base_dir`). " +
 			"A symlink anywhere in the tree is refused with reason `symlink_not_supported`, naming the child; sockets and " +
 			"FIFOs are skipped; empty directories are not recreated. Files keep their permission bits.",

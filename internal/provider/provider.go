@@ -5,6 +5,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 
@@ -71,7 +72,7 @@ func (p *sandboxProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 			"extra_path_grants": schema.ListNestedAttribute{
 				Optional: true,
 				MarkdownDescription: "Host paths outside Terraform's working directory that host sources (`sandbox_file.source`, " +
-					"`sandbox_local_dir.source`) may read from; the seed's `SandboxPathGrant` (SPEC §3.6). Without a grant, a " +
+					"`sandbox_local_dir.source`) may read from; the seed's `SandboxPathGrant`. Without a grant, a " +
 					"source outside the working directory fails with reason `outside_base_dir`.",
 				NestedObject: schema.NestedAttributeObject{
 					Attributes: map[string]schema.Attribute{
@@ -172,7 +173,8 @@ func grantFromModel(g grantModel) (sandbox.PathGrant, error) {
 
 func grantErrorPath(i int, err error) path.Path {
 	p := path.Root("extra_path_grants").AtListIndex(i)
-	if ge, ok := err.(*sandbox.GrantError); ok && ge.Field == "host_path" {
+	var ge *sandbox.GrantError
+	if errors.As(err, &ge) && ge.Field == "host_path" {
 		return p.AtName("host_path")
 	}
 	return p.AtName("path")

@@ -47,7 +47,7 @@ resource "sandbox_file" "f" {
 						}
 						fi, err := os.Stat(want)
 						if err != nil || !fi.IsDir() {
-							return fmt.Errorf("workspace directory %s missing: %v", want, err)
+							return fmt.Errorf("workspace directory %s missing: %w", want, err)
 						}
 						return expectFile(filepath.Join(want, "hello.txt"), "hi", 0o755)
 					},
@@ -138,7 +138,7 @@ resource "sandbox_workspace" "ws" {
 		},
 		CheckDestroy: func(*terraform.State) error {
 			if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
-				return fmt.Errorf("keep_on_destroy = true, yet %s is gone: %v", root, err)
+				return fmt.Errorf("keep_on_destroy = true, yet %s is gone: %w", root, err)
 			}
 			return nil
 		},

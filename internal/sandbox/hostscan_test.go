@@ -123,7 +123,7 @@ func TestScanDirSymlinks(t *testing.T) {
 			mustMkdir(t, filepath.Join(src, "a/b/c"))
 			plant(t, src)
 			_, err := f.p.ScanDir(context.Background(), "src")
-			wantSourceErr(t, err, CodeLocalDirReadError, ReasonSymlinkNotSupported, child)
+			_ = wantSourceErr(t, err, CodeLocalDirReadError, ReasonSymlinkNotSupported, child)
 		})
 	}
 }
@@ -140,9 +140,9 @@ func TestScanDirRootChecks(t *testing.T) {
 		t.Fatalf("message %q", se.Error())
 	}
 	_, err = f.p.ScanDir(ctx, "../other")
-	wantSourceErr(t, err, CodeLocalDirReadError, ReasonOutsideBaseDir, "")
+	_ = wantSourceErr(t, err, CodeLocalDirReadError, ReasonOutsideBaseDir, "")
 	_, err = f.p.ScanDir(ctx, "missing")
-	wantSourceErr(t, err, CodeLocalDirReadError, ReasonPathNotFound, "missing")
+	_ = wantSourceErr(t, err, CodeLocalDirReadError, ReasonPathNotFound, "missing")
 	_, err = f.p.ScanDir(ctx, "real/f")
 	if se = wantSourceErr(t, err, CodeLocalDirReadError, "", ""); se.Context["file_type"] != "regular file" {
 		t.Fatalf("context %v", se.Context)
@@ -186,9 +186,9 @@ func TestOpenTreeFile(t *testing.T) {
 	if err := os.Remove(victim); err != nil {
 		t.Fatal(err)
 	}
-	mustSymlink(t, filepath.Join(f.other), victim)
+	mustSymlink(t, f.other, victim)
 	_, err = f.p.OpenTreeFile(ctx, td, "a/b.txt")
-	wantSourceErr(t, err, CodeLocalDirReadError, ReasonSymlinkNotSupported, "src/a/b.txt")
+	_ = wantSourceErr(t, err, CodeLocalDirReadError, ReasonSymlinkNotSupported, "src/a/b.txt")
 	// A hand-built tree needs only Root.
 	file, err := f.p.OpenTreeFile(ctx, TreeDigest{Root: td.Root}, "a.txt")
 	if err != nil {

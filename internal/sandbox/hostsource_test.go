@@ -94,13 +94,13 @@ func TestHostSourceRejections(t *testing.T) {
 	ctx := context.Background()
 
 	_, _, err := f.p.DigestFile(ctx, "leaf")
-	wantSourceErr(t, err, CodeLocalFileReadError, ReasonSymlinkNotSupported, "leaf")
+	_ = wantSourceErr(t, err, CodeLocalFileReadError, ReasonSymlinkNotSupported, "leaf")
 	_, _, err = f.p.DigestFile(ctx, "ldir/f")
-	wantSourceErr(t, err, CodeLocalFileReadError, ReasonSymlinkNotSupported, "ldir")
+	_ = wantSourceErr(t, err, CodeLocalFileReadError, ReasonSymlinkNotSupported, "ldir")
 	_, _, err = f.p.DigestFile(ctx, "real/missing")
-	wantSourceErr(t, err, CodeLocalFileReadError, ReasonPathNotFound, "real/missing")
+	_ = wantSourceErr(t, err, CodeLocalFileReadError, ReasonPathNotFound, "real/missing")
 	_, _, err = f.p.DigestFile(ctx, "nodir/f")
-	wantSourceErr(t, err, CodeLocalFileReadError, ReasonPathNotFound, "nodir")
+	_ = wantSourceErr(t, err, CodeLocalFileReadError, ReasonPathNotFound, "nodir")
 
 	se := wantSourceErr(t, errOf(f.p.DigestFile(ctx, "real")), CodeLocalFileReadError, "", "")
 	if se.Context["file_type"] != "directory" {
@@ -160,7 +160,7 @@ func TestOpenFileDetectsSwap(t *testing.T) {
 		mustSymlink(t, f.other, filepath.Join(f.base, "d"))
 	}
 	_, _, err := f.p.OpenFile(ctx, "d/f")
-	wantSourceErr(t, err, CodeLocalFileReadError, ReasonSymlinkNotSupported, "d")
+	_ = wantSourceErr(t, err, CodeLocalFileReadError, ReasonSymlinkNotSupported, "d")
 
 	// A directory replaced by another real directory.
 	if err := os.Remove(filepath.Join(f.base, "d")); err != nil {
@@ -177,7 +177,7 @@ func TestOpenFileDetectsSwap(t *testing.T) {
 		mustWrite(t, filepath.Join(f.base, "d", "f"), "swapped")
 	}
 	_, _, err = f.p.OpenFile(ctx, "d/f")
-	wantSourceErr(t, err, CodeLocalFileReadError, ReasonPathChangedDuringCopy, "d")
+	_ = wantSourceErr(t, err, CodeLocalFileReadError, ReasonPathChangedDuringCopy, "d")
 
 	// Without interference the file opens and reads back.
 	file, fi, err := f.p.OpenFile(ctx, "d/f")

@@ -135,7 +135,7 @@ func (e *Engine) AdoptLocal(ctx context.Context, root string) (*Workspace, error
 func (e *Engine) Open(ctx context.Context, id string) (*Workspace, error) {
 	rec, err := e.registry.Get(id)
 	if errors.Is(err, ErrUnknownWorkspace) {
-		return nil, fmt.Errorf("%w: %v", ErrWorkspaceGone, err)
+		return nil, fmt.Errorf("%w: %w", ErrWorkspaceGone, err)
 	}
 	if err != nil {
 		return nil, err

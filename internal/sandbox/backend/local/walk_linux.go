@@ -4,6 +4,7 @@ package local
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -58,7 +59,7 @@ func walkDir(ctx context.Context, d *os.File, prefix string, out *[]backend.Tree
 		rel := prefix + name
 		var st unix.Stat_t
 		if err := fstatat(dfd, name, &st); err != nil {
-			if err == unix.ENOENT {
+			if errors.Is(err, unix.ENOENT) {
 				continue // removed while walking
 			}
 			return &fs.PathError{Op: "walk", Path: rel, Err: err}

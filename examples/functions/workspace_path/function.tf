@@ -1,0 +1,4 @@
+output "path" {
+  # "/workspace/tasks/a/out.txt"
+  value = provider::sandbox::workspace_path("/workspace", "tasks/a/out.txt")
+}

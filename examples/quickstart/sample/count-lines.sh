@@ -1,0 +1,3 @@
+#!/bin/sh
+# Count the lines of every file given.
+wc -l "$@"
