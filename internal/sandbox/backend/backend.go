@@ -16,6 +16,9 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"time"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 )
 
 // ErrEscapesRoot is wrapped by every error returned when a path, resolved
@@ -108,7 +111,36 @@ type Backend interface {
 	// RemoveAll deletes rel and everything below it without following
 	// symlinks. Missing is not an error.
 	RemoveAll(ctx context.Context, rel string) error
+
+	// Exec runs one command in the workspace and returns its output and
+	// exit code. A non-zero exit is not an error here (callers decide, as
+	// the seed's ExecNonZeroError); an error means the command could not be
+	// run or did not finish (ErrExecTimeout).
+	Exec(ctx context.Context, req ExecRequest) (sandbox.ExecResult, error)
 }
+
+// ExecRequest is one command to run in a workspace (SPEC §4.5, §6.2, §6.3).
+type ExecRequest struct {
+	// Argv is the command vector, run without a shell; callers wanting a
+	// shell pass ["sh", "-lc", script] as the seed does.
+	Argv []string
+	// User runs the command as this user; "" means the backend's default.
+	// Backends that cannot switch users refuse a non-empty User.
+	User string
+	// WorkDir is the workspace-relative working directory ("" or "." for
+	// the root), already checked with sandbox.NormalizeSandboxCwd.
+	WorkDir string
+	// Env holds variables added to the command's environment; they win
+	// over the backend's own.
+	Env map[string]string
+	// Timeout bounds the run; 0 means no limit. On expiry the whole
+	// process group is killed and the error wraps ErrExecTimeout.
+	Timeout time.Duration
+}
+
+// ErrExecTimeout is wrapped when a command outlived its timeout; the seed's
+// ExecTimeoutError ("command timed out").
+var ErrExecTimeout = errors.New("command timed out")
 
 // ErrContentChanged is wrapped when streamed content does not match the
 // checksum the caller planned with (a host source edited between plan and

@@ -1,0 +1,82 @@
+//go:build unix
+
+package local
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
+)
+
+// Exec runs req.Argv as a host subprocess, as the seed's unix-local backend
+// (SPEC §6.3): the environment is the provider's own plus req.Env, HOME is
+// the workspace root, and the working directory is the root or req.WorkDir
+// below it. The command runs in its own process group; on timeout or
+// cancellation the whole group is killed with SIGKILL. A user cannot be
+// switched on the host: a non-empty req.User is refused.
+func (b *Backend) Exec(ctx context.Context, req backend.ExecRequest) (sandbox.ExecResult, error) {
+	if len(req.Argv) == 0 {
+		return sandbox.ExecResult{}, errors.New("exec: empty command")
+	}
+	if req.User != "" {
+		return sandbox.ExecResult{}, fmt.Errorf("exec as user %q: the local backend runs commands as the provider's own user and cannot switch users", req.User)
+	}
+	dir := b.root
+	if req.WorkDir != "" && req.WorkDir != "." {
+		dir = filepath.Join(b.root, filepath.FromSlash(req.WorkDir))
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return sandbox.ExecResult{}, fmt.Errorf("exec: working directory %s does not exist in the workspace", dir)
+	}
+	runCtx := ctx
+	var cancel context.CancelFunc
+	if req.Timeout > 0 {
+		runCtx, cancel = context.WithTimeout(ctx, req.Timeout)
+		defer cancel()
+	}
+	cmd := exec.Command(req.Argv[0], req.Argv[1:]...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "HOME="+b.root)
+	for k, v := range req.Env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return sandbox.ExecResult{}, fmt.Errorf("exec %s: %w", req.Argv[0], err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var waitErr error
+	select {
+	case waitErr = <-done:
+	case <-runCtx.Done():
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+		if errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+			return sandbox.ExecResult{Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), ExitCode: -1},
+				fmt.Errorf("%w after %s; its process group was killed", backend.ErrExecTimeout, req.Timeout.Round(time.Millisecond))
+		}
+		return sandbox.ExecResult{}, ctx.Err()
+	}
+	res := sandbox.ExecResult{Stdout: stdout.Bytes(), Stderr: stderr.Bytes()}
+	var exitErr *exec.ExitError
+	switch {
+	case waitErr == nil:
+	case errors.As(waitErr, &exitErr):
+		res.ExitCode = exitErr.ExitCode()
+	default:
+		return res, fmt.Errorf("exec %s: %w", req.Argv[0], waitErr)
+	}
+	return res, nil
+}

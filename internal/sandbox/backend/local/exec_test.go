@@ -1,0 +1,65 @@
+//go:build unix
+
+package local
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
+)
+
+func TestExec(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "tasks/a"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b := New(root)
+	ctx := context.Background()
+	res, err := b.Exec(ctx, backend.ExecRequest{
+		Argv:    []string{"sh", "-c", `pwd; echo "$GREETING $HOME"; echo oops >&2; exit 3`},
+		WorkDir: "tasks/a",
+		Env:     map[string]string{"GREETING": "hi"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantOut := filepath.Join(root, "tasks/a") + "\nhi " + root + "\n"
+	if string(res.Stdout) != wantOut || string(res.Stderr) != "oops\n" || res.ExitCode != 3 {
+		t.Fatalf("got stdout %q stderr %q exit %d; want %q, \"oops\\n\", 3", res.Stdout, res.Stderr, res.ExitCode, wantOut)
+	}
+}
+
+func TestExecTimeoutKillsProcessGroup(t *testing.T) {
+	root := t.TempDir()
+	b := New(root)
+	marker := filepath.Join(root, "survived")
+	start := time.Now()
+	// The child sleeps in the background; killing only sh would leave it.
+	_, err := b.Exec(context.Background(), backend.ExecRequest{
+		Argv:    []string{"sh", "-c", "(sleep 2; touch " + marker + ") & wait"},
+		Timeout: 200 * time.Millisecond,
+	})
+	if !errors.Is(err, backend.ErrExecTimeout) || !strings.Contains(err.Error(), "command timed out") {
+		t.Fatalf("err = %v, want ErrExecTimeout", err)
+	}
+	if time.Since(start) > 1500*time.Millisecond {
+		t.Fatalf("Exec returned after %s, the timeout was 200ms", time.Since(start))
+	}
+	time.Sleep(2500 * time.Millisecond)
+	if _, err := os.Stat(marker); !os.IsNotExist(err) {
+		t.Fatalf("a process of the group outlived the timeout (marker: %v)", err)
+	}
+}
+
+func TestExecRefusesUser(t *testing.T) {
+	_, err := New(t.TempDir()).Exec(context.Background(), backend.ExecRequest{Argv: []string{"true"}, User: "agent"})
+	if err == nil || !strings.Contains(err.Error(), "cannot switch users") {
+		t.Fatalf("err = %v", err)
+	}
+}
