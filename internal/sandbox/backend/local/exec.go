@@ -62,7 +62,7 @@ func (b *Backend) Exec(ctx context.Context, req backend.ExecRequest) (sandbox.Ex
 	case waitErr = <-done:
 	case <-runCtx.Done():
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-done
+		_ = <-done // the group was killed: its exit status says nothing
 		if errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
 			return sandbox.ExecResult{Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), ExitCode: -1},
 				fmt.Errorf("%w after %s; its process group was killed", backend.ErrExecTimeout, req.Timeout.Round(time.Millisecond))
