@@ -62,12 +62,12 @@ func (b *Backend) Exec(ctx context.Context, req backend.ExecRequest) (sandbox.Ex
 	case waitErr = <-done:
 	case <-runCtx.Done():
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		_ = <-done // the group was killed: its exit status says nothing
+		killed := <-done
 		if errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
 			return sandbox.ExecResult{Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), ExitCode: -1},
-				fmt.Errorf("%w after %s; its process group was killed", backend.ErrExecTimeout, req.Timeout.Round(time.Millisecond))
+				fmt.Errorf("%w after %s; its process group was killed (%v)", backend.ErrExecTimeout, req.Timeout.Round(time.Millisecond), killed)
 		}
-		return sandbox.ExecResult{}, ctx.Err()
+		return sandbox.ExecResult{}, fmt.Errorf("%w (%v)", ctx.Err(), killed)
 	}
 	res := sandbox.ExecResult{Stdout: stdout.Bytes(), Stderr: stderr.Bytes()}
 	var exitErr *exec.ExitError
