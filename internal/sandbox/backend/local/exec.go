@@ -65,9 +65,9 @@ func (b *Backend) Exec(ctx context.Context, req backend.ExecRequest) (sandbox.Ex
 		killed := <-done
 		if errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
 			return sandbox.ExecResult{Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), ExitCode: -1},
-				fmt.Errorf("%w after %s; its process group was killed (%v)", backend.ErrExecTimeout, req.Timeout.Round(time.Millisecond), killed)
+				fmt.Errorf("%w after %s; its process group was killed (%w)", backend.ErrExecTimeout, req.Timeout.Round(time.Millisecond), killed)
 		}
-		return sandbox.ExecResult{}, fmt.Errorf("%w (%v)", ctx.Err(), killed)
+		return sandbox.ExecResult{}, fmt.Errorf("%w (%w)", ctx.Err(), killed)
 	}
 	res := sandbox.ExecResult{Stdout: stdout.Bytes(), Stderr: stderr.Bytes()}
 	var exitErr *exec.ExitError
