@@ -96,7 +96,7 @@ func (m *localDirModel) summary(ctx context.Context) *workspace.TreeSummary {
 	if m.SourceSHA256.IsNull() || m.SourceSHA256.IsUnknown() {
 		return nil
 	}
-	s := &workspace.TreeSummary{SHA256: m.SourceSHA256.ValueString()}
+	s := &workspace.TreeSummary{SHA256: m.SourceSHA256.ValueString(), TotalBytes: m.TotalBytes.ValueInt64()}
 	_ = m.Files.ElementsAs(ctx, &s.Files, false)
 	return s
 }
@@ -132,7 +132,7 @@ func (r *localDirResource) sync(ctx context.Context, m *localDirModel) error {
 	if err != nil {
 		return err
 	}
-	m.setSummary(ctx, workspace.SummarizeTree(tree))
+	m.setSummary(ctx, tree)
 	m.ID = types.StringValue(entryID(m.WorkspaceID.ValueString(), rel))
 	m.AbsolutePath = types.StringValue(abs)
 	return nil

@@ -51,7 +51,9 @@ func DigestReader(r io.Reader) (FileDigest, error) {
 // digestReader is DigestReader checking ctx between chunks.
 func digestReader(ctx context.Context, r io.Reader) (FileDigest, error) {
 	m, s1, s256, s512 := md5.New(), sha1.New(), sha256.New(), sha512.New() //nolint:gosec
-	n, err := copyChunks(ctx, io.MultiWriter(m, s1, s256, s512), r)
+	w := newFanout(m, s1, s256, s512)
+	n, err := copyChunks(ctx, w, r)
+	w.Close()
 	if err != nil {
 		return FileDigest{}, err
 	}
@@ -65,6 +67,58 @@ func digestReader(ctx context.Context, r io.Reader) (FileDigest, error) {
 		Base64SHA256: base64.StdEncoding.EncodeToString(sum256),
 		Base64SHA512: base64.StdEncoding.EncodeToString(sum512),
 	}, nil
+}
+
+// fanoutSerialBelow is the write size under which fanout hashes serially:
+// for small writes, handing chunks to goroutines costs more than it saves.
+const fanoutSerialBelow = 64 << 10
+
+// fanout is an io.Writer that feeds every write to several hashes at once,
+// one goroutine per hash, so that a file's MD5, SHA-1, SHA-256 and SHA-512
+// take about as long as the slowest of them on a machine with cores to
+// spare. Write returns once every hash has consumed the bytes, so the
+// caller may reuse its buffer. Close stops the goroutines.
+type fanout struct {
+	hs []hash.Hash
+	in []chan []byte
+	wg sync.WaitGroup
+}
+
+func newFanout(hs ...hash.Hash) *fanout {
+	f := &fanout{hs: hs}
+	for _, h := range hs {
+		c := make(chan []byte)
+		f.in = append(f.in, c)
+		go func() {
+			for p := range c {
+				h.Write(p)
+				f.wg.Done()
+			}
+		}()
+	}
+	return f
+}
+
+func (f *fanout) Write(p []byte) (int, error) {
+	if len(p) < fanoutSerialBelow {
+		for _, h := range f.hs {
+			h.Write(p)
+		}
+		return len(p), nil
+	}
+	f.wg.Add(len(f.in))
+	for _, c := range f.in {
+		c <- p
+	}
+	f.wg.Wait()
+	return len(p), nil
+}
+
+// Close ends the hashing goroutines; the writer must not be used after.
+func (f *fanout) Close() {
+	for _, c := range f.in {
+		close(c)
+	}
 }
 
 // sha256Reader streams r into SHA-256 and returns the hex digest and the

@@ -30,8 +30,30 @@ type scanner struct {
 	jobs chan<- scanJob
 }
 
-// scanTree implements ScanDir for an inspected directory target.
+// scanTree implements ScanDir for an inspected directory target: every
+// regular file is hashed.
 func (p HostSourcePolicy) scanTree(parent context.Context, t *hostTarget) (TreeDigest, error) {
+	return p.walkTree(parent, t, true, func(ctx context.Context, rel string, _ fs.FileMode, f *os.File) (string, int64, error) {
+		return sha256Reader(ctx, f)
+	})
+}
+
+// visitTree implements VisitDir: fn sees every regular file, opened.
+func (p HostSourcePolicy) visitTree(parent context.Context, t *hostTarget, fn func(TreeVisit) error) (TreeDigest, error) {
+	return p.walkTree(parent, t, false, func(_ context.Context, rel string, perm fs.FileMode, f *os.File) (string, int64, error) {
+		fi, err := f.Stat()
+		if err != nil {
+			return "", 0, err
+		}
+		return "", fi.Size(), fn(TreeVisit{Rel: rel, Perm: perm, Size: fi.Size(), File: f})
+	})
+}
+
+// walkTree walks the pinned tree of t and runs work on each regular file
+// with at most LocalDirFiles workers; work's (sha256, size) fill the
+// returned TreeFile. The file is closed after work returns. A work error is
+// a checksum error when hashing, else a read error naming the file.
+func (p HostSourcePolicy) walkTree(parent context.Context, t *hostTarget, hashing bool, work func(context.Context, string, fs.FileMode, *os.File) (string, int64, error)) (TreeDigest, error) {
 	root, err := openPinned(t, true)
 	if err != nil {
 		return TreeDigest{}, err
@@ -49,12 +71,12 @@ func (p HostSourcePolicy) scanTree(parent context.Context, t *hostTarget) (TreeD
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				sum, size, err := sha256Reader(ctx, j.f)
+				sum, size, err := work(ctx, j.rel, j.perm, j.f)
 				j.f.Close()
 				if err != nil {
 					if ctx.Err() == nil {
 						f := fault("", j.rel, err)
-						f.checksum = true
+						f.checksum = hashing
 						cancel(f)
 					}
 					continue

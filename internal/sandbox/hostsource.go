@@ -8,6 +8,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // DefaultLocalDirFiles is the number of files ScanDir hashes at the same
@@ -200,6 +201,66 @@ func (p HostSourcePolicy) ScanDir(ctx context.Context, src string) (TreeDigest, 
 				if td, err = p.scanTree(ctx, t); err == nil {
 					td.src, td.anchor = src, anchor
 					return td, nil
+				}
+			}
+		}
+	}
+	return TreeDigest{}, p.dirError(src, err)
+}
+
+// TreeVisit is one regular file of a directory walked by VisitDir.
+type TreeVisit struct {
+	// Rel is the POSIX path relative to the walked directory.
+	Rel string
+	// Perm holds the file's permission bits and Size its size from fstat.
+	Perm fs.FileMode
+	Size int64
+	// File is the file, opened through the pinned no-follow walk; it is
+	// closed when the visit returns.
+	File *os.File
+}
+
+// VisitDir walks the host directory src with exactly ScanDir's checks
+// (confinement, no symlink anywhere, pinned no-follow opens, sockets and
+// FIFOs skipped) but hashes nothing: fn is called for every regular file,
+// concurrently by at most LocalDirFiles workers, with the file open. The
+// first error fn returns stops the walk and is returned as it is. The returned TreeDigest lists the
+// files with Size and Perm and no hashes. An apply uses it to copy what a
+// plan already hashed, reading each file once.
+func (p HostSourcePolicy) VisitDir(ctx context.Context, src string, fn func(TreeVisit) error) (TreeDigest, error) {
+	err := ctx.Err()
+	var abs, anchor string
+	if err == nil {
+		abs, anchor, err = p.locate(src)
+	}
+	if err == nil {
+		var t *hostTarget
+		if t, err = p.inspect(abs, anchor); err == nil {
+			if fi := t.leafInfo(); !fi.IsDir() {
+				err = typeFault(fi, "directory")
+			} else {
+				var (
+					td    TreeDigest
+					mu    sync.Mutex
+					fnErr error
+				)
+				td, err = p.visitTree(ctx, t, func(v TreeVisit) error {
+					err := fn(v)
+					if err != nil {
+						mu.Lock()
+						if fnErr == nil {
+							fnErr = err
+						}
+						mu.Unlock()
+					}
+					return err
+				})
+				if err == nil {
+					td.src, td.anchor = src, anchor
+					return td, nil
+				}
+				if fnErr != nil {
+					return TreeDigest{}, fnErr
 				}
 			}
 		}

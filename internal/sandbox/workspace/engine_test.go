@@ -119,11 +119,32 @@ func TestSyncLocalDirChangedSincePlanAndRemoveForeign(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _, err = eng.SyncLocalDir(ctx, w.ID, "copy", "tree", Meta{Perm: 0o755}, &planned)
-	if err == nil || !strings.Contains(err.Error(), "changed sub/b.txt") {
+	if !errors.Is(err, backend.ErrContentChanged) || !strings.Contains(err.Error(), "sub/b.txt changed after the plan") {
 		t.Fatalf("SyncLocalDir = %v, want an error naming sub/b.txt", err)
 	}
-	if _, err := os.Lstat(filepath.Join(w.Root, "copy")); !os.IsNotExist(err) {
-		t.Fatalf("a refused sync touched the workspace: %v", err)
+	// The edited file never lands, not even partly; no temporary is left.
+	if _, err := os.Lstat(filepath.Join(w.Root, "copy/sub/b.txt")); !os.IsNotExist(err) {
+		t.Fatalf("the edited file was written: %v", err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(w.Root, "copy/sub/.*")); len(left) != 0 {
+		t.Fatalf("temporary files left behind: %v", left)
+	}
+	// A file added to the source after the plan is refused too.
+	if err := os.WriteFile(filepath.Join(src, "sub/b.txt"), []byte("b"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(src, "new.txt"), []byte("new"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = eng.SyncLocalDir(ctx, w.ID, "copy", "tree", Meta{Perm: 0o755}, &planned)
+	if err == nil || !strings.Contains(err.Error(), "new.txt was added to tree after the plan") {
+		t.Fatalf("SyncLocalDir = %v, want an error naming new.txt", err)
+	}
+	if err := os.Remove(filepath.Join(src, "new.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(src, "sub/b.txt"), []byte("B!"), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	// Re-planned: applies; then foreign content survives destroy.
 	tree, err = eng.ScanLocalDir(ctx, "tree")

@@ -13,10 +13,6 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 )
 
-// LocalDirFiles is how many files a local_dir copy writes at once, the
-// seed's SandboxConcurrencyLimits.local_dir_files default (SPEC §4.4).
-const LocalDirFiles = 4
-
 // TreeSummary is the workspace-side view of a copied directory: the same
 // shape as a host scan, so plan (host) and read (workspace) compare 1:1.
 type TreeSummary struct {
@@ -81,111 +77,90 @@ func (e *Engine) ReadLocalDir(ctx context.Context, id, rel string) (EntryState, 
 // SyncLocalDir makes the directory rel of workspace id hold exactly the
 // files of the host directory src: missing or changed files are copied
 // (their source permission bits kept), files the source does not have are
-// removed, unchanged files are not touched. planned is the digest the plan
-// showed; if the host tree differs from it now, nothing is written and the
-// error says which file changed. The entry's metadata is applied to rel
-// itself, as the seed does.
-func (e *Engine) SyncLocalDir(ctx context.Context, id, rel, src string, m Meta, planned *TreeSummary) (sandbox.TreeDigest, string, error) {
+// removed, unchanged files are not touched. The entry's metadata is applied
+// to rel itself, as the seed does.
+//
+// planned is the tree the plan showed. With it, the host tree is walked
+// once without hashing and each file that must be copied is streamed and
+// checked against its planned SHA-256 on the way; a file edited, added or
+// removed since the plan fails the apply with an error naming it (files
+// already copied are complete: every write is atomic). Without it (a
+// source unknown at plan time), the tree is hashed first.
+func (e *Engine) SyncLocalDir(ctx context.Context, id, rel, src string, m Meta, planned *TreeSummary) (TreeSummary, string, error) {
 	w, err := e.Open(ctx, id)
 	if err != nil {
-		return sandbox.TreeDigest{}, "", err
+		return TreeSummary{}, "", err
 	}
 	host := e.HostSources()
-	tree, err := host.ScanDir(ctx, src)
-	if err != nil {
-		return sandbox.TreeDigest{}, "", err
-	}
-	if planned != nil && planned.SHA256 != "" && planned.SHA256 != tree.SHA256 {
-		return tree, "", fmt.Errorf("host source directory %s changed between plan and apply (%s); run terraform plan again", src, describeChange(planned.Files, SummarizeTree(tree).Files))
+	if planned == nil || planned.SHA256 == "" {
+		tree, err := host.ScanDir(ctx, src)
+		if err != nil {
+			return TreeSummary{}, "", err
+		}
+		s := SummarizeTree(tree)
+		planned = &s
 	}
 	if err := w.Backend.MkdirAll(ctx, rel, m.Perm); err != nil {
-		return tree, "", err
+		return TreeSummary{}, "", err
 	}
 	existing := map[string]backend.TreeFile{}
 	current, err := w.Backend.WalkFiles(ctx, rel)
 	if err != nil && !errors.Is(err, backend.ErrNotExist) {
-		return tree, "", err
+		return TreeSummary{}, "", err
 	}
 	for _, f := range current {
 		existing[f.Rel] = f
 	}
-	var todo []sandbox.TreeFile
-	wanted := make(map[string]bool, len(tree.Files))
-	for _, f := range tree.Files {
-		wanted[f.Rel] = true
-		cur, ok := existing[f.Rel]
-		switch {
-		case !ok || cur.SHA256 != f.SHA256:
-			todo = append(todo, f)
-		case cur.Perm != f.Perm:
-			if err := w.Backend.Chmod(ctx, joinRel(rel, f.Rel), f.Perm); err != nil {
-				return tree, "", err
-			}
+	var (
+		mu   sync.Mutex
+		seen = make(map[string]bool, len(planned.Files))
+	)
+	_, err = host.VisitDir(ctx, src, func(v sandbox.TreeVisit) error {
+		want, ok := planned.Files[v.Rel]
+		if !ok {
+			return fmt.Errorf("%s was added to %s after the plan; run terraform plan again", v.Rel, src)
 		}
+		mu.Lock()
+		seen[v.Rel] = true
+		cur, had := existing[v.Rel]
+		mu.Unlock()
+		dst := joinRel(rel, v.Rel)
+		if had && cur.SHA256 == want {
+			if cur.Perm != v.Perm {
+				return w.Backend.Chmod(ctx, dst, v.Perm)
+			}
+			return nil
+		}
+		_, err := w.Backend.WriteFile(ctx, dst, v.File, v.Perm, want)
+		if errors.Is(err, backend.ErrContentChanged) {
+			return fmt.Errorf("%s changed after the plan; run terraform plan again: %w", v.Rel, err)
+		}
+		return err
+	})
+	if err != nil {
+		return TreeSummary{}, "", err
+	}
+	var missing []string
+	for p := range planned.Files {
+		if !seen[p] {
+			missing = append(missing, p)
+		}
+	}
+	if len(missing) > 0 {
+		sort.Strings(missing)
+		return TreeSummary{}, "", fmt.Errorf("host source directory %s changed between plan and apply (removed %s); run terraform plan again", src, strings.Join(missing, ", "))
 	}
 	for _, f := range current {
-		if !wanted[f.Rel] {
+		if _, ok := planned.Files[f.Rel]; !ok {
 			if err := w.Backend.Remove(ctx, joinRel(rel, f.Rel)); err != nil {
-				return tree, "", err
+				return TreeSummary{}, "", err
 			}
 		}
-	}
-	if err := copyTreeFiles(ctx, w.Backend, host, tree, rel, todo); err != nil {
-		return tree, "", err
 	}
 	if err := applyMeta(ctx, w.Backend, rel, m); err != nil {
-		return tree, "", err
+		return TreeSummary{}, "", err
 	}
-	return tree, w.AbsPath(rel), nil
-}
-
-func copyTreeFiles(ctx context.Context, b backend.Backend, host sandbox.HostSourcePolicy, tree sandbox.TreeDigest, rel string, todo []sandbox.TreeFile) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var (
-		wg       sync.WaitGroup
-		mu       sync.Mutex
-		firstErr error
-	)
-	jobs := make(chan sandbox.TreeFile)
-	for i := 0; i < LocalDirFiles; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for f := range jobs {
-				if err := copyOne(ctx, b, host, tree, rel, f); err != nil {
-					mu.Lock()
-					if firstErr == nil {
-						firstErr = err
-						cancel()
-					}
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	for _, f := range todo {
-		if ctx.Err() != nil {
-			break
-		}
-		jobs <- f
-	}
-	close(jobs)
-	wg.Wait()
-	return firstErr
-}
-
-func copyOne(ctx context.Context, b backend.Backend, host sandbox.HostSourcePolicy, tree sandbox.TreeDigest, rel string, f sandbox.TreeFile) error {
-	src, err := host.OpenTreeFile(ctx, tree, f.Rel)
-	if err != nil {
-		return err
-	}
-	defer src.Close()
-	_, err = b.WriteFile(ctx, joinRel(rel, f.Rel), src, f.Perm, f.SHA256)
-	if errors.Is(err, backend.ErrContentChanged) {
-		return fmt.Errorf("host file %s changed while it was being copied; run terraform plan again: %w", path.Join(tree.Root, f.Rel), err)
-	}
-	return err
+	return *planned, w.AbsPath(rel), nil
 }
 
 // RemoveLocalDir removes the files a local_dir entry wrote (files, relative
@@ -232,29 +207,4 @@ func joinRel(base, rel string) string {
 		return rel
 	}
 	return path.Join(base, rel)
-}
-
-// describeChange names up to three paths that differ between two trees.
-func describeChange(before, after map[string]string) string {
-	var diffs []string
-	for p, sum := range after {
-		if old, ok := before[p]; !ok {
-			diffs = append(diffs, "added "+p)
-		} else if old != sum {
-			diffs = append(diffs, "changed "+p)
-		}
-	}
-	for p := range before {
-		if _, ok := after[p]; !ok {
-			diffs = append(diffs, "removed "+p)
-		}
-	}
-	sort.Strings(diffs)
-	if len(diffs) > 3 {
-		diffs = append(diffs[:3], fmt.Sprintf("and %d more", len(diffs)-3))
-	}
-	if len(diffs) == 0 {
-		return "contents differ"
-	}
-	return strings.Join(diffs, ", ")
 }
