@@ -2,8 +2,10 @@ package provider
 
 import (
 	"context"
+	"encoding/json"
 	"sort"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -74,7 +76,8 @@ func (r *localDirResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 		MarkdownDescription: "A copy of a host directory in a workspace: the seed's `LocalDir` entry. Files are hashed at plan " +
 			"time, then streamed into the workspace (atomic writes, four at a time as the seed's `local_dir_files`); the " +
 			"chgrp and chmod apply to the destination directory itself, as the seed. A host file edited between plan and " +
-			"apply fails the apply. Destroy removes the files this resource wrote, then the directories left empty. " +
+			"apply fails the apply. Destroy removes the files this resource wrote (recorded in private state), then the " +
+			"directories left empty; files written there by others stay, with a warning. " +
 			"Import ID: `<workspace_id>/<path>` (then set `source`).",
 		Attributes: attrs,
 	}
@@ -99,6 +102,31 @@ func (m *localDirModel) summary(ctx context.Context) *workspace.TreeSummary {
 	s := &workspace.TreeSummary{SHA256: m.SourceSHA256.ValueString(), TotalBytes: m.TotalBytes.ValueInt64()}
 	_ = m.Files.ElementsAs(ctx, &s.Files, false)
 	return s
+}
+
+// writtenKey is the private state key holding the JSON list of files this
+// resource wrote: destroy removes those and nothing else, even though
+// `files` (refreshed from the workspace) may list files written by others.
+const writtenKey = "written"
+
+type privateSetter interface {
+	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
+}
+
+func recordWritten(ctx context.Context, p privateSetter, files types.Map) diag.Diagnostics {
+	var m map[string]string
+	diags := files.ElementsAs(ctx, &m, false)
+	names := make([]string, 0, len(m))
+	for f := range m {
+		names = append(names, f)
+	}
+	sort.Strings(names)
+	b, err := json.Marshal(names)
+	if err != nil {
+		diags.AddError("Recording written files failed", err.Error())
+		return diags
+	}
+	return append(diags, p.SetKey(ctx, writtenKey, b)...)
 }
 
 func (r *localDirResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
@@ -148,6 +176,7 @@ func (r *localDirResource) Create(ctx context.Context, req resource.CreateReques
 		addEngineError(&resp.Diagnostics, "Copying "+m.Source.ValueString()+" to "+m.Path.ValueString()+" failed", err)
 		return
 	}
+	resp.Diagnostics.Append(recordWritten(ctx, resp.Private, m.Files)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
@@ -192,6 +221,7 @@ func (r *localDirResource) Update(ctx context.Context, req resource.UpdateReques
 		addEngineError(&resp.Diagnostics, "Copying "+m.Source.ValueString()+" to "+m.Path.ValueString()+" failed", err)
 		return
 	}
+	resp.Diagnostics.Append(recordWritten(ctx, resp.Private, m.Files)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
@@ -206,13 +236,23 @@ func (r *localDirResource) Delete(ctx context.Context, req resource.DeleteReques
 		addEngineError(&resp.Diagnostics, "Invalid path in state", err)
 		return
 	}
-	var files map[string]string
-	resp.Diagnostics.Append(m.Files.ElementsAs(ctx, &files, false)...)
-	names := make([]string, 0, len(files))
-	for f := range files {
-		names = append(names, f)
+	var names []string
+	written, diags := req.Private.GetKey(ctx, writtenKey)
+	resp.Diagnostics.Append(diags...)
+	if len(written) > 0 {
+		if err := json.Unmarshal(written, &names); err != nil {
+			resp.Diagnostics.AddError("Reading the list of written files failed", err.Error())
+			return
+		}
+	} else {
+		// Imported: everything the copy held when imported counts as its own.
+		var files map[string]string
+		resp.Diagnostics.Append(m.Files.ElementsAs(ctx, &files, false)...)
+		for f := range files {
+			names = append(names, f)
+		}
+		sort.Strings(names)
 	}
-	sort.Strings(names)
 	warning, err := r.eng.RemoveLocalDir(ctx, m.WorkspaceID.ValueString(), rel, names)
 	if err != nil {
 		addEngineError(&resp.Diagnostics, "Removing directory "+rel+" failed", err)
