@@ -142,11 +142,14 @@ func (p *sandboxProvider) Resources(_ context.Context) []func() resource.Resourc
 		NewDirResource,
 		NewFileResource,
 		NewLocalDirResource,
+		NewCommandResource,
 	}
 }
 
 func (p *sandboxProvider) DataSources(_ context.Context) []func() datasource.DataSource {
-	return nil
+	return []func() datasource.DataSource{
+		NewExecDataSource,
+	}
 }
 
 func (p *sandboxProvider) Functions(_ context.Context) []func() function.Function {

@@ -213,7 +213,12 @@ func (r *workspaceResource) Create(ctx context.Context, req resource.CreateReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	w, err := r.eng.CreateLocal(ctx, workspace.LocalSpec{Root: m.Root.ValueString()})
+	env := map[string]string{}
+	resp.Diagnostics.Append(m.Environment.ElementsAs(ctx, &env, false)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	w, err := r.eng.CreateLocal(ctx, workspace.LocalSpec{Root: m.Root.ValueString(), Environment: env})
 	if err != nil {
 		addEngineAttributeError(&resp.Diagnostics, path.Root("root"), "Creating the workspace failed", err)
 		return
@@ -263,6 +268,15 @@ func (r *workspaceResource) Update(ctx context.Context, req resource.UpdateReque
 	var m workspaceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() {
+		return
+	}
+	env := map[string]string{}
+	resp.Diagnostics.Append(m.Environment.ElementsAs(ctx, &env, false)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if err := r.eng.SetEnvironment(m.ID.ValueString(), env); err != nil {
+		addEngineError(&resp.Diagnostics, "Updating the workspace environment failed", err)
 		return
 	}
 	if err := r.endpoints(&m); err != nil {

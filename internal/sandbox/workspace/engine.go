@@ -60,6 +60,8 @@ var ErrWorkspaceGone = errors.New("workspace no longer exists")
 type LocalSpec struct {
 	// Root is the absolute host directory, or "" for <LocalBaseDir>/<id>.
 	Root string
+	// Environment is added to every command run in the workspace.
+	Environment map[string]string
 }
 
 // Workspace is a created or found workspace.
@@ -95,7 +97,7 @@ func (e *Engine) CreateLocal(ctx context.Context, spec LocalSpec) (*Workspace, e
 	if err := b.Create(ctx); err != nil {
 		return nil, err
 	}
-	if err := e.registry.Put(Record{ID: id, Kind: "local", Root: root}); err != nil {
+	if err := e.registry.Put(Record{ID: id, Kind: "local", Root: root, Environment: spec.Environment}); err != nil {
 		return nil, err
 	}
 	return &Workspace{ID: id, Kind: "local", Root: root, Backend: b}, nil

@@ -22,6 +22,9 @@ type Record struct {
 	Root string `json:"root"`
 	// ContainerID is the Docker container id of a docker workspace.
 	ContainerID string `json:"container_id,omitempty"`
+	// Environment is the workspace's environment (the seed's manifest
+	// environment), added to every command run in it.
+	Environment map[string]string `json:"environment,omitempty"`
 }
 
 // Registry maps workspace ids to Records. It is a directory of small JSON

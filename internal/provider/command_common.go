@@ -1,0 +1,158 @@
+package provider
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
+)
+
+// DefaultCommandTimeout is the timeout, in seconds, of sandbox_exec and
+// sandbox_command when `timeout` is not set.
+const DefaultCommandTimeout = 60
+
+// stderrTailLines is how many trailing lines of stderr a failure shows.
+const stderrTailLines = 20
+
+// commandModel holds the arguments and results shared by the sandbox_exec
+// data source and the sandbox_command resource.
+type commandModel struct {
+	WorkspaceID          types.String `tfsdk:"workspace_id"`
+	Command              types.List   `tfsdk:"command"`
+	Shell                types.String `tfsdk:"shell"`
+	User                 types.String `tfsdk:"user"`
+	WorkingDir           types.String `tfsdk:"working_dir"`
+	Environment          types.Map    `tfsdk:"environment"`
+	Timeout              types.Int64  `tfsdk:"timeout"`
+	AllowNonZeroExitCode types.Bool   `tfsdk:"allow_non_zero_exit_code"`
+	ExitCode             types.Int64  `tfsdk:"exit_code"`
+	Stdout               types.String `tfsdk:"stdout"`
+	Stderr               types.String `tfsdk:"stderr"`
+	StdoutBase64         types.String `tfsdk:"stdout_base64"`
+	StderrBase64         types.String `tfsdk:"stderr_base64"`
+}
+
+// commandDocs are the descriptions of the shared attributes.
+var commandDocs = map[string]string{
+	"workspace_id": "`id` of the `sandbox_workspace` to run in.",
+	"command": "Command vector, run without a shell (`[\"python3\", \"--version\"]`). Exactly one of `command` and " +
+		"`shell` is required.",
+	"shell": "Shell script, run as `sh -lc <script>` as the seed's `exec(..., shell=True)` does.",
+	"user": "User to run as. On Docker it is passed natively to `docker exec`; the local backend runs commands as " +
+		"the provider's own user and refuses this argument.",
+	"working_dir": "Workspace-relative working directory (default: the workspace root), checked with the seed's " +
+		"`normalize_sandbox_cwd` rules: POSIX separators only, not blank, not absolute, no `..` segments.",
+	"environment": "Variables added to the command's environment, over the workspace's `environment`.",
+	"timeout": fmt.Sprintf("Seconds the command may run (1 to 86400, default %d). On expiry its whole process "+
+		"group is killed and the run fails saying so.", DefaultCommandTimeout),
+	"allow_non_zero_exit_code": "When `false` (default), a non-zero exit fails with an error naming the command, " +
+		"the exit code and the tail of stderr. When `true`, the exit code is just recorded in `exit_code`.",
+	"exit_code":     "Exit code of the command.",
+	"stdout":        "Standard output as text; bytes that are not UTF-8 are replaced by U+FFFD (use `stdout_base64`).",
+	"stderr":        "Standard error as text; bytes that are not UTF-8 are replaced by U+FFFD (use `stderr_base64`).",
+	"stdout_base64": "Standard output, exactly, in standard base64.",
+	"stderr_base64": "Standard error, exactly, in standard base64.",
+}
+
+// run executes the command of m and fills its results. Diagnostics carry
+// the attribute they are about where there is one.
+func (m *commandModel) run(ctx context.Context, eng *workspace.Engine) diag.Diagnostics {
+	var diags diag.Diagnostics
+	var argv []string
+	if !m.Shell.IsNull() {
+		argv = workspace.ShellArgv(m.Shell.ValueString())
+	} else {
+		diags.Append(m.Command.ElementsAs(ctx, &argv, false)...)
+	}
+	env := map[string]string{}
+	diags.Append(m.Environment.ElementsAs(ctx, &env, false)...)
+	if diags.HasError() {
+		return diags
+	}
+	timeout := int64(DefaultCommandTimeout)
+	if !m.Timeout.IsNull() {
+		timeout = m.Timeout.ValueInt64()
+	}
+	req := backend.ExecRequest{
+		Argv: argv, User: m.User.ValueString(), WorkDir: m.WorkingDir.ValueString(),
+		Env: env, Timeout: time.Duration(timeout) * time.Second,
+	}
+	res, err := eng.Exec(ctx, m.WorkspaceID.ValueString(), req)
+	shown := commandString(argv)
+	if errors.Is(err, backend.ErrExecTimeout) {
+		diags.AddAttributeError(path.Root("timeout"), "Command timed out",
+			fmt.Sprintf("%s did not finish within %d seconds: %v", shown, timeout, err))
+		return diags
+	}
+	if err != nil {
+		addEngineError(&diags, "Running "+shown+" failed", err)
+		return diags
+	}
+	if res.ExitCode != 0 && !m.AllowNonZeroExitCode.ValueBool() {
+		diags.AddError("Command failed",
+			fmt.Sprintf("%s exited with code %d.\n\nLast lines of stderr:\n%s\n\nSet allow_non_zero_exit_code = true to record "+
+				"a non-zero exit instead of failing.", shown, res.ExitCode, tail(string(res.Stderr), stderrTailLines)))
+		return diags
+	}
+	m.ExitCode = types.Int64Value(int64(res.ExitCode))
+	m.Stdout = types.StringValue(strings.ToValidUTF8(string(res.Stdout), "\uFFFD"))
+	m.Stderr = types.StringValue(strings.ToValidUTF8(string(res.Stderr), "\uFFFD"))
+	m.StdoutBase64 = types.StringValue(base64.StdEncoding.EncodeToString(res.Stdout))
+	m.StderrBase64 = types.StringValue(base64.StdEncoding.EncodeToString(res.Stderr))
+	return diags
+}
+
+// newRunID returns a random identifier for one command run.
+func newRunID() string { return uuid.NewString() }
+
+// commandString renders argv for messages, as the seed's command_str.
+func commandString(argv []string) string {
+	return sandbox.ShellJoin(argv)
+}
+
+// tail returns the last n lines of s, or "(empty)".
+func tail(s string, n int) string {
+	s = strings.TrimRight(strings.ToValidUTF8(s, "\uFFFD"), "\n")
+	if s == "" {
+		return "(empty)"
+	}
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = append([]string{fmt.Sprintf("... (%d earlier lines)", len(lines)-n)}, lines[len(lines)-n:]...)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// workingDirValidator checks working_dir with the seed's
+// normalize_sandbox_cwd rules at plan time.
+type workingDirValidator struct{}
+
+func (workingDirValidator) Description(context.Context) string {
+	return "must be a workspace-relative POSIX path without `..` segments"
+}
+
+func (v workingDirValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (workingDirValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if _, err := sandbox.NormalizeSandboxCwd(req.ConfigValue.ValueString()); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid working directory",
+			fmt.Sprintf("working_dir %q: %v", req.ConfigValue.ValueString(), err))
+	}
+}
