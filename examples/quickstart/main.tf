@@ -15,12 +15,14 @@ terraform {
 # Workspaces default to .sandbox/<id> below the working directory.
 provider "sandbox" {}
 
+# A secret, written into the workspace through a write-only attribute: it is
+# in no state and no plan output. `make demo` generates one and passes it as
+# TF_VAR_api_token.
 variable "api_token" {
-  description = "Secret written into the workspace through a write-only attribute: never in state or plan output."
+  description = "Token for the agent, written to .secrets/api-token."
   type        = string
   sensitive   = true
   ephemeral   = true
-  default     = "demo-token-not-a-real-secret"
 }
 
 resource "sandbox_workspace" "demo" {

@@ -64,7 +64,10 @@ func (r *commandResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 				Computed: true, MarkdownDescription: "Random id of this run.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
-			"workspace_id": schema.StringAttribute{Required: true, MarkdownDescription: commandDocs["workspace_id"], PlanModifiers: replace},
+			"workspace_id": schema.StringAttribute{
+				Required: true, MarkdownDescription: commandDocs["workspace_id"], PlanModifiers: replace,
+				Validators: []validator.String{workspaceIDValidator{}},
+			},
 			"command": schema.ListAttribute{
 				Optional: true, ElementType: types.StringType, MarkdownDescription: commandDocs["command"],
 				Validators:    []validator.List{listvalidator.SizeAtLeast(1)},

@@ -167,6 +167,7 @@ func TestAccDir_invalid(t *testing.T) {
 		{"ok", "-rw-r--r-", `invalid permissions string length: '-rw-r--r-'`},
 		{"ok", "lrwxrwxrwx", `invalid permissions type: 'lrwxrwxrwx'`},
 		{"ok", "0999", `"0999"`},
+		{"", "0755", `names the workspace root itself`},
 	}
 	for _, c := range cases {
 		t.Run(c.path+" "+c.perms, func(t *testing.T) {

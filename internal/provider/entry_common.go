@@ -18,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
 )
 
@@ -49,6 +50,7 @@ func entryAttributes(noun string) map[string]schema.Attribute {
 			Required:            true,
 			MarkdownDescription: "`id` of the `sandbox_workspace` the " + noun + " belongs to. Changing it replaces the " + noun + ".",
 			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			Validators:          []validator.String{workspaceIDValidator{}},
 		},
 		"path": schema.StringAttribute{
 			Required: true,
@@ -64,7 +66,9 @@ func entryAttributes(noun string) map[string]schema.Attribute {
 			Computed:   true,
 			Default:    stringdefault.StaticString(DefaultPermissions),
 			MarkdownDescription: "Mode of the " + noun + ", as an octal string (`\"0750\"`) or an `ls -l` string (`\"drwxr-x---\"`, " +
-				"the seed's `Permissions.from_str`). Both forms compare by permission bits, so switching form is not a change. " +
+				"the seed's `Permissions.from_str`, which reads `s`/`t` as plain execute bits). Values compare by permission " +
+				"bits, so reading a mode back never causes a diff; changing only the notation in configuration shows once " +
+				"as an in-place update that changes nothing on disk. " +
 				"Applied with an explicit chmod after writing, so the umask never matters. Default `\"" + DefaultPermissions +
 				"\"` (the seed's `rwxr-xr-x`). A mode changed out of band is restored by the next apply.",
 		},
@@ -152,7 +156,13 @@ func addEngineError(diags *diag.Diagnostics, summary string, err error) {
 		diags.AddError(summary, detail)
 		return
 	}
-	diags.AddError(summary, err.Error())
+	detail := err.Error()
+	if errors.Is(err, backend.ErrEscapesRoot) {
+		detail += "\n\nA symlink inside the workspace stands where this entry (or one of its parent directories) " +
+			"should be. It was not followed and nothing outside the workspace was touched. Remove the symlink " +
+			"from the workspace, then plan again."
+	}
+	diags.AddError(summary, detail)
 }
 
 // addEngineAttributeError is addEngineError scoped to an attribute.
@@ -196,8 +206,58 @@ func (entryPathValidator) ValidateString(_ context.Context, req validator.String
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
 		return
 	}
-	if _, err := sandbox.ValidateEntryPath(req.ConfigValue.ValueString()); err != nil {
+	raw := req.ConfigValue.ValueString()
+	rel, err := sandbox.ValidateEntryPath(raw)
+	if err != nil {
 		addEngineAttributeError(&resp.Diagnostics, req.Path, "Invalid entry path", err)
+		return
+	}
+	if msg := entryPathProblem(rel); msg != "" {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid entry path", fmt.Sprintf("path %q %s", raw, msg))
+	}
+}
+
+// entryPathProblem reports what makes a valid manifest path unusable for an
+// entry resource: the root itself (an entry owns what it writes, and no
+// resource may own the whole workspace), a NUL byte, or a name longer than
+// filesystems allow.
+func entryPathProblem(rel string) string {
+	if rel == "." {
+		return "names the workspace root itself; an entry needs a path below it, such as \"notes.txt\" or \"skills\""
+	}
+	if strings.ContainsRune(rel, 0) {
+		return "contains a NUL byte, which no file name can hold"
+	}
+	if len(rel) > 4095 {
+		return fmt.Sprintf("is %d bytes long; paths are limited to 4095 bytes", len(rel))
+	}
+	for _, part := range strings.Split(rel, "/") {
+		if len(part) > 255 {
+			return fmt.Sprintf("has a component of %d bytes (%.20q...); file names are limited to 255 bytes", len(part), part)
+		}
+	}
+	return ""
+}
+
+// workspaceIDValidator checks that a workspace_id has the shape of a
+// workspace id, so a typo fails at plan time rather than at apply.
+type workspaceIDValidator struct{}
+
+func (workspaceIDValidator) Description(context.Context) string {
+	return "must be the id of a sandbox_workspace (a UUID)"
+}
+
+func (v workspaceIDValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (workspaceIDValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if id := req.ConfigValue.ValueString(); !workspace.ValidID(id) {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid workspace id",
+			fmt.Sprintf("workspace_id %q is not a workspace id: use the id attribute of a sandbox_workspace (a lower-case UUID)", id))
 	}
 }
 

@@ -44,7 +44,10 @@ func (d *execDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, r
 			"exit code and output. Use it to probe a workspace (`python3 --version`); use `sandbox_command` for a command " +
 			"that should run once, on create and when its `triggers` change.",
 		Attributes: map[string]schema.Attribute{
-			"workspace_id": schema.StringAttribute{Required: true, MarkdownDescription: commandDocs["workspace_id"]},
+			"workspace_id": schema.StringAttribute{
+				Required: true, MarkdownDescription: commandDocs["workspace_id"],
+				Validators: []validator.String{workspaceIDValidator{}},
+			},
 			"command": schema.ListAttribute{
 				Optional: true, ElementType: types.StringType, MarkdownDescription: commandDocs["command"],
 				Validators: []validator.List{listvalidator.SizeAtLeast(1)},

@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"fmt"
 	"io"
-	"strconv"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -129,12 +128,6 @@ func (r *fileResource) ValidateConfig(ctx context.Context, req resource.Validate
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() {
 		return
-	}
-	if !m.Path.IsNull() && !m.Path.IsUnknown() {
-		if rel, err := normalizedPath(m.Path); err == nil && rel == "." {
-			resp.Diagnostics.AddAttributeError(path.Root("path"), "Invalid file path",
-				"path "+quote(m.Path.ValueString())+" names the workspace root itself; a file needs a path below it, such as \"notes.txt\".")
-		}
 	}
 	if !m.ContentBase64.IsNull() && !m.ContentBase64.IsUnknown() {
 		if _, err := base64.StdEncoding.DecodeString(m.ContentBase64.ValueString()); err != nil {
@@ -341,7 +334,11 @@ func (r *fileResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 		addEngineError(&resp.Diagnostics, "Invalid path in state", err)
 		return
 	}
-	st, err := r.eng.Stat(ctx, m.WorkspaceID.ValueString(), rel, true)
+	// Only content whose digest is in state is compared: never hash a file
+	// whose content is a write-only secret (or unknown, after an import),
+	// so no digest of a secret ever reaches state or plan output.
+	tracked := !m.ContentSHA256.IsNull() && (!m.Content.IsNull() || !m.ContentBase64.IsNull() || !m.Source.IsNull())
+	st, err := r.eng.Stat(ctx, m.WorkspaceID.ValueString(), rel, tracked)
 	if workspaceGone(err) || (err == nil && !st.Exists) {
 		resp.State.RemoveResource(ctx)
 		return
@@ -354,7 +351,6 @@ func (r *fileResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 	if m.Ephemeral.IsNull() {
 		m.Ephemeral = types.BoolValue(false)
 	}
-	tracked := !m.ContentSHA256.IsNull() || (m.Content.IsNull() && m.ContentBase64.IsNull() && m.Source.IsNull() && m.ContentWOVersion.IsNull())
 	if tracked && (!st.Info.IsRegular || m.ContentSHA256.ValueString() != st.SHA256) {
 		// Content changed out of band (or the file became something else):
 		// record what is there, so the plan shows an update restoring it.
@@ -422,5 +418,3 @@ func (r *fileResource) ImportState(ctx context.Context, req resource.ImportState
 func errContentChangedSincePlan(rel string) error {
 	return fmt.Errorf("the content of %s changed between plan and apply; run terraform plan again", rel)
 }
-
-func quote(s string) string { return strconv.Quote(s) }

@@ -2,6 +2,9 @@ package provider
 
 import (
 	"context"
+	"fmt"
+	"math/big"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/function"
 
@@ -28,7 +31,7 @@ func (f *endpointURLFunction) Definition(_ context.Context, _ function.Definitio
 			"`query` is dropped and the rest appended. Any other scheme fails with `scheme must be either 'http' or 'ws'`.",
 		Parameters: []function.Parameter{
 			function.StringParameter{Name: "host", MarkdownDescription: "Host name or IP address."},
-			function.Int64Parameter{Name: "port", MarkdownDescription: "TCP port."},
+			function.NumberParameter{Name: "port", MarkdownDescription: "TCP port, a whole number from 1 to 65535."},
 			function.BoolParameter{Name: "tls", MarkdownDescription: "Whether the endpoint uses TLS."},
 			function.StringParameter{Name: "scheme", MarkdownDescription: "`http` or `ws`."},
 			function.StringParameter{Name: "query", MarkdownDescription: "Query string, `\"\"` for none."},
@@ -40,11 +43,20 @@ func (f *endpointURLFunction) Definition(_ context.Context, _ function.Definitio
 func (f *endpointURLFunction) Run(ctx context.Context, req function.RunRequest, resp *function.RunResponse) {
 	var (
 		host, scheme, query string
-		port                int64
+		portNumber          *big.Float
 		tls                 bool
 	)
-	resp.Error = function.ConcatFuncErrors(resp.Error, req.Arguments.Get(ctx, &host, &port, &tls, &scheme, &query))
+	resp.Error = function.ConcatFuncErrors(resp.Error, req.Arguments.Get(ctx, &host, &portNumber, &tls, &scheme, &query))
 	if resp.Error != nil {
+		return
+	}
+	if strings.TrimSpace(host) == "" || strings.ContainsAny(host, " \t\r\n/?#@") {
+		resp.Error = function.NewArgumentFuncError(0, fmt.Sprintf("host %q must be a host name or IP address, without spaces, '/', '?', '#' or '@'", host))
+		return
+	}
+	port, ok := wholeNumber(portNumber, 1, 65535)
+	if !ok {
+		resp.Error = function.NewArgumentFuncError(1, fmt.Sprintf("port %s is not a whole number from 1 to 65535", portNumber.Text('g', -1)))
 		return
 	}
 	u, err := sandbox.ExposedPortEndpoint{Host: host, Port: int(port), TLS: tls, Query: query}.URLFor(scheme)

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"math/big"
 
 	"github.com/hashicorp/terraform-plugin-framework/function"
 
@@ -35,14 +36,27 @@ func (f *formatPermissionsFunction) Definition(_ context.Context, _ function.Def
 }
 
 func (f *formatPermissionsFunction) Run(ctx context.Context, req function.RunRequest, resp *function.RunResponse) {
-	var mode int64
-	resp.Error = function.ConcatFuncErrors(resp.Error, req.Arguments.Get(ctx, &mode))
+	var n *big.Float
+	resp.Error = function.ConcatFuncErrors(resp.Error, req.Arguments.Get(ctx, &n))
 	if resp.Error != nil {
 		return
 	}
-	if mode < 0 || mode > 0xFFFFFFFF {
-		resp.Error = function.NewArgumentFuncError(0, fmt.Sprintf("mode %d is out of range: expected 0 to 4294967295", mode))
+	mode, ok := wholeNumber(n, 0, 0xFFFFFFFF)
+	if !ok {
+		resp.Error = function.NewArgumentFuncError(0, fmt.Sprintf("mode %s is not a whole number from 0 to 4294967295", n.Text('g', -1)))
 		return
 	}
 	resp.Error = function.ConcatFuncErrors(resp.Error, resp.Result.Set(ctx, sandbox.PermissionsFromMode(uint32(mode)).String()))
+}
+
+// wholeNumber returns n as an int64 when it is a whole number in [lo, hi].
+func wholeNumber(n *big.Float, lo, hi int64) (int64, bool) {
+	if n == nil || !n.IsInt() {
+		return 0, false
+	}
+	i, acc := n.Int64()
+	if acc != big.Exact || i < lo || i > hi {
+		return 0, false
+	}
+	return i, true
 }

@@ -54,7 +54,8 @@ func TestAccFunction_formatPermissions(t *testing.T) {
 	outputTest(t, `provider::sandbox::format_permissions(16877)`, knownvalue.StringExact("drwxr-xr-x"))
 	outputTest(t, `provider::sandbox::format_permissions(parseint("100600", 8))`, knownvalue.StringExact("-rw-------"))
 	outputTest(t, `provider::sandbox::format_permissions(parseint("4755", 8))`, knownvalue.StringExact("-rwxr-xr-x"))
-	errorTest(t, `provider::sandbox::format_permissions(-1)`, `mode -1 is out of range`)
+	errorTest(t, `provider::sandbox::format_permissions(-1)`, `mode -1 is not a whole number from 0 to 4294967295`)
+	errorTest(t, `provider::sandbox::format_permissions(1.5)`, `mode 1.5 is not a whole number`)
 }
 
 func TestAccFunction_endpointURL(t *testing.T) {
@@ -63,6 +64,9 @@ func TestAccFunction_endpointURL(t *testing.T) {
 	outputTest(t, `provider::sandbox::endpoint_url("::1", 80, false, "Ws", "")`, knownvalue.StringExact("ws://[::1]/"))
 	outputTest(t, `provider::sandbox::endpoint_url("example.test", 80, true, "http", "??a=1")`, knownvalue.StringExact("https://example.test:80/??a=1"))
 	errorTest(t, `provider::sandbox::endpoint_url("example.test", 80, true, "https", "")`, `scheme must be either 'http' or 'ws'`)
+	errorTest(t, `provider::sandbox::endpoint_url("example.test", 0, false, "http", "")`, `port 0 is not a whole number from 1 to 65535`)
+	errorTest(t, `provider::sandbox::endpoint_url("example.test", 80.5, false, "http", "")`, `port 80.5 is not a whole number`)
+	errorTest(t, `provider::sandbox::endpoint_url("", 80, false, "http", "")`, `must be a host name or IP address`)
 }
 
 func TestAccFunction_workspacePath(t *testing.T) {

@@ -32,6 +32,7 @@ type localDirModel struct {
 	entryModel
 	Source       types.String `tfsdk:"source"`
 	Files        types.Map    `tfsdk:"files"`
+	FileModes    types.Map    `tfsdk:"file_permissions"`
 	FileCount    types.Int64  `tfsdk:"file_count"`
 	TotalBytes   types.Int64  `tfsdk:"total_bytes"`
 	SourceSHA256 types.String `tfsdk:"source_sha256"`
@@ -58,6 +59,13 @@ func (r *localDirResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 			"back from the workspace, so a file changed, added or deleted there shows too; the next apply re-copies only " +
 			"those files and removes files the source does not have.",
 	}
+	attrs["file_permissions"] = schema.MapAttribute{
+		Computed:    true,
+		ElementType: types.StringType,
+		MarkdownDescription: "Map of the same paths to each file's permission bits as 4-digit octal (`\"0644\"`). Files " +
+			"keep their source bits; a mode changed in the workspace shows in the plan and is restored by a chmod, " +
+			"without re-copying. Directories inside the copy are created with mode `0755`, as the seed's `mkdir -p`.",
+	}
 	attrs["file_count"] = schema.Int64Attribute{
 		Computed:            true,
 		MarkdownDescription: "Number of regular files copied.",
@@ -70,7 +78,7 @@ func (r *localDirResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 		Computed: true,
 		MarkdownDescription: "Digest of the whole tree: the hex SHA-256 of the `sha256sum` lines (`<sha256>  <path>\\n`) of " +
 			"every file, sorted by path in byte order — the same as " +
-			"`find . -type f | LC_ALL=C sort | xargs sha256sum | sha256sum` run in the source directory (for paths without spaces).",
+			"`find . -type f -printf '%P\\n' | LC_ALL=C sort | xargs -r -d '\\n' sha256sum | sha256sum` run in the source directory.",
 	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A copy of a host directory in a workspace: the seed's `LocalDir` entry. Files are hashed at plan " +
@@ -90,6 +98,8 @@ func (r *localDirResource) Configure(_ context.Context, req resource.ConfigureRe
 func (m *localDirModel) setSummary(ctx context.Context, s workspace.TreeSummary) {
 	files, _ := types.MapValueFrom(ctx, types.StringType, s.Files)
 	m.Files = files
+	modes, _ := types.MapValueFrom(ctx, types.StringType, s.Modes)
+	m.FileModes = modes
 	m.FileCount = types.Int64Value(int64(len(s.Files)))
 	m.TotalBytes = types.Int64Value(s.TotalBytes)
 	m.SourceSHA256 = types.StringValue(s.SHA256)
@@ -101,6 +111,7 @@ func (m *localDirModel) summary(ctx context.Context) *workspace.TreeSummary {
 	}
 	s := &workspace.TreeSummary{SHA256: m.SourceSHA256.ValueString(), TotalBytes: m.TotalBytes.ValueInt64()}
 	_ = m.Files.ElementsAs(ctx, &s.Files, false)
+	_ = m.FileModes.ElementsAs(ctx, &s.Modes, false)
 	return s
 }
 

@@ -90,6 +90,10 @@ func TestAccLocalDir_lifecycle(t *testing.T) {
 		env.writeSource(filepath.Join("tree", rel), c, modes[rel])
 	}
 	srcDir := filepath.Join(env.src, "tree")
+	modeChecks := map[string]knownvalue.Check{}
+	for rel, m := range modes {
+		modeChecks[rel] = knownvalue.StringExact(fmt.Sprintf("%04o", m))
+	}
 	planned := func(files map[string]string) []plancheck.PlanCheck {
 		exp := map[string]knownvalue.Check{}
 		var total int64
@@ -102,6 +106,7 @@ func TestAccLocalDir_lifecycle(t *testing.T) {
 			plancheck.ExpectKnownValue("sandbox_local_dir.d", tfjsonpath.New("file_count"), knownvalue.Int64Exact(int64(len(files)))),
 			plancheck.ExpectKnownValue("sandbox_local_dir.d", tfjsonpath.New("total_bytes"), knownvalue.Int64Exact(total)),
 			plancheck.ExpectKnownValue("sandbox_local_dir.d", tfjsonpath.New("source_sha256"), knownvalue.StringExact(treeDigest(files))),
+			plancheck.ExpectKnownValue("sandbox_local_dir.d", tfjsonpath.New("file_permissions"), knownvalue.MapExact(modeChecks)),
 		}
 	}
 	edited := map[string]string{}
@@ -163,6 +168,18 @@ func TestAccLocalDir_lifecycle(t *testing.T) {
 				),
 			},
 			{
+				// Only a mode changed in the workspace: the plan shows it and
+				// the apply restores it.
+				PreConfig: func() {
+					must(t, os.Chmod(filepath.Join(env.wsRoot(), "skills/prompts/a.txt"), 0o666))
+				},
+				Config: localDirConfig(env, srcDir),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("sandbox_local_dir.d", plancheck.ResourceActionUpdate)},
+				},
+				Check: checkTree(env, edited, modes),
+			},
+			{
 				ResourceName:            "sandbox_local_dir.d",
 				ImportState:             true,
 				ImportStateVerify:       true,
@@ -221,4 +238,32 @@ func must(t *testing.T, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+func TestAccLocalDir_sourceHoldingWorkspacesRefused(t *testing.T) {
+	env := newTestEnv(t)
+	// The grant covers the parent of local_base_dir: a copy of it would
+	// copy the workspaces into themselves.
+	parent := filepath.Dir(env.base)
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Factories,
+		Steps: []resource.TestStep{{
+			Config: fmt.Sprintf(`
+provider "sandbox" {
+  local_base_dir    = %q
+  extra_path_grants = [{ path = %q }]
+}
+resource "sandbox_workspace" "ws" {
+  local {}
+}
+resource "sandbox_local_dir" "d" {
+  workspace_id = sandbox_workspace.ws.id
+  path         = "copy"
+  source       = %q
+}
+`, env.base, parent, parent),
+			PlanOnly:    true,
+			ExpectError: errRe("holds the provider's local_base_dir"),
+		}},
+	})
 }

@@ -6,6 +6,7 @@ package provider
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 
@@ -123,7 +124,13 @@ func (p *sandboxProvider) Configure(ctx context.Context, req provider.ConfigureR
 	for i, g := range cfg.ExtraPathGrants {
 		grant, gerr := grantFromModel(g)
 		if gerr != nil {
-			resp.Diagnostics.AddAttributeError(grantErrorPath(i, gerr), "Invalid extra path grant", gerr.Error())
+			field := "path"
+			value := g.Path.ValueString()
+			if p := grantErrorPath(i, gerr); p.Equal(path.Root("extra_path_grants").AtListIndex(i).AtName("host_path")) {
+				field, value = "host_path", g.HostPath.ValueString()
+			}
+			resp.Diagnostics.AddAttributeError(grantErrorPath(i, gerr), "Invalid extra path grant",
+				fmt.Sprintf("extra_path_grants[%d].%s = %q: %s", i, field, value, gerr.Error()))
 			continue
 		}
 		grants = append(grants, grant)

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -140,4 +141,11 @@ func errRe(text string) *regexp.Regexp {
 		parts[i] = regexp.QuoteMeta(p)
 	}
 	return regexp.MustCompile(strings.Join(parts, `\s+`))
+}
+
+// hclString quotes s as an HCL string literal (JSON escapes are valid HCL,
+// including \u0000 for a NUL byte).
+func hclString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }

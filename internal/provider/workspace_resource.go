@@ -31,6 +31,7 @@ var (
 	_ resource.ResourceWithConfigure      = (*workspaceResource)(nil)
 	_ resource.ResourceWithImportState    = (*workspaceResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*workspaceResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*workspaceResource)(nil)
 )
 
 // NewWorkspaceResource returns the sandbox_workspace resource.
@@ -71,7 +72,10 @@ func (r *workspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 		MarkdownDescription: "A sandbox workspace: a root directory that entries (`sandbox_dir`, `sandbox_file`, " +
 			"`sandbox_local_dir`, ...) fill. The `local {}` block selects the local backend: a host directory. `id` is new on " +
 			"every creation, so entries are replaced with their workspace. A workspace whose directory vanished is planned " +
-			"for re-creation. Import ID: the workspace `id`, or the absolute root directory of an existing local workspace.",
+			"for re-creation. Import ID: the workspace `id`, or the absolute root directory of an existing local workspace " +
+			"(never `/`, a directory holding Terraform's working directory or the provider's `local_base_dir`, or one " +
+			"overlapping another workspace). An imported workspace is kept on destroy until an apply records " +
+			"`keep_on_destroy` from the configuration.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed:            true,
@@ -175,6 +179,36 @@ func (r *workspaceResource) ValidateConfig(ctx context.Context, req resource.Val
 	}
 }
 
+// ModifyPlan refuses, at plan time, a root that could not be a workspace
+// without putting other data at risk (see workspace.Engine.CheckNewLocalRoot).
+// It only reads the disk.
+func (r *workspaceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() || r.eng == nil {
+		return
+	}
+	var plan workspaceModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() || plan.Root.IsUnknown() || plan.Root.IsNull() {
+		return
+	}
+	if req.State.Raw.IsNull() || !plan.ID.IsUnknown() {
+		var err error
+		if req.State.Raw.IsNull() {
+			err = r.eng.CheckNewLocalRoot(plan.Root.ValueString())
+		} else {
+			err = r.eng.CheckLocalRoot(plan.Root.ValueString(), plan.ID.ValueString())
+		}
+		if err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("root"), "Unusable workspace root", err.Error())
+		}
+	} else {
+		// Replacing: the new workspace is created after the old one is gone.
+		if err := r.eng.CheckLocalRoot(plan.Root.ValueString(), ""); err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("root"), "Unusable workspace root", err.Error())
+		}
+	}
+}
+
 func (r *workspaceResource) endpoints(m *workspaceModel) error {
 	var ports []int64
 	if !m.ExposedPorts.IsNull() && !m.ExposedPorts.IsUnknown() {
@@ -251,9 +285,6 @@ func (r *workspaceResource) Read(ctx context.Context, req resource.ReadRequest, 
 	if m.Local.IsNull() && w.Kind == "local" {
 		m.Local = types.ObjectValueMust(map[string]attr.Type{}, map[string]attr.Value{})
 	}
-	if m.KeepOnDestroy.IsNull() {
-		m.KeepOnDestroy = types.BoolValue(false)
-	}
 	if m.Users.IsNull() {
 		m.Users = types.ListNull(types.ObjectType{AttrTypes: userAttrTypes})
 	}
@@ -312,6 +343,9 @@ func (r *workspaceResource) ImportState(ctx context.Context, req resource.Import
 		return
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)
+	// Until an apply records the configured value, an imported workspace is
+	// kept on destroy: importing and destroying must not delete a directory.
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("keep_on_destroy"), true)...)
 }
 
 // absolutePathValidator requires an absolute POSIX path.

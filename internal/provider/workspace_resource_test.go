@@ -54,9 +54,10 @@ resource "sandbox_file" "f" {
 				),
 			},
 			{
-				ResourceName:      "sandbox_workspace.ws",
-				ImportState:       true,
-				ImportStateVerify: true,
+				ResourceName:            "sandbox_workspace.ws",
+				ImportState:             true,
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"keep_on_destroy"},
 			},
 			{
 				// The directory vanished: the workspace is planned for
@@ -148,13 +149,21 @@ resource "sandbox_workspace" "ws" {
 func TestAccWorkspace_refusals(t *testing.T) {
 	env := newTestEnv(t)
 	busy := t.TempDir()
+	wd, err := os.Getwd()
+	must(t, err)
 	must(t, os.WriteFile(filepath.Join(busy, "precious.txt"), []byte("keep me"), 0o644))
 	cases := map[string]struct {
 		body, want string
 		planOnly   bool
 	}{
 		"non-empty root": {fmt.Sprintf(`root = %q
-  local {}`, busy), "refusing to create a workspace in non-empty directory", false},
+  local {}`, busy), "refusing to create a workspace in non-empty directory", true},
+		"filesystem root": {`root = "/"
+  local {}`, "the filesystem root cannot be a workspace root", true},
+		"holds base dir": {fmt.Sprintf(`root = %q
+  local {}`, filepath.Dir(env.base)), "holds the provider's local_base_dir", true},
+		"holds working dir": {fmt.Sprintf(`root = %q
+  local {}`, filepath.Dir(wd)), "holds Terraform's working directory", true},
 		"relative root": {`root = "rel/dir"
   local {}`, `must be an absolute, clean path`, true},
 		"users on local": {`users = [{ name = "agent" }]
@@ -212,4 +221,60 @@ resource "sandbox_workspace" "ws" {
 			})
 		})
 	}
+}
+
+func TestAccEntries_workspaceIDChecked(t *testing.T) {
+	env := newTestEnv(t)
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Factories,
+		Steps: []resource.TestStep{{
+			Config: env.config(`
+resource "sandbox_dir" "d" {
+  workspace_id = "../../etc"
+  path         = "x"
+}
+`),
+			PlanOnly:    true,
+			ExpectError: errRe(`workspace_id "../../etc" is not a workspace id`),
+		}},
+	})
+}
+
+func TestAccWorkspace_overlappingRootsRefused(t *testing.T) {
+	env := newTestEnv(t)
+	outer := filepath.Join(t.TempDir(), "outer")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Factories,
+		TerraformVersionChecks:   requireTF111,
+		Steps: []resource.TestStep{
+			{
+				Config: fmt.Sprintf(`
+provider "sandbox" {
+  local_base_dir = %q
+}
+resource "sandbox_workspace" "outer" {
+  root = %q
+  local {}
+}
+`, env.base, outer),
+			},
+			{
+				Config: fmt.Sprintf(`
+provider "sandbox" {
+  local_base_dir = %q
+}
+resource "sandbox_workspace" "outer" {
+  root = %q
+  local {}
+}
+resource "sandbox_workspace" "inner" {
+  root = %q
+  local {}
+}
+`, env.base, outer, filepath.Join(outer, "inner")),
+				PlanOnly:    true,
+				ExpectError: errRe("overlaps workspace"),
+			},
+		},
+	})
 }

@@ -93,6 +93,9 @@ func (e *Engine) CreateLocal(ctx context.Context, spec LocalSpec) (*Workspace, e
 		return nil, fmt.Errorf("workspace root %q must be an absolute path", root)
 	}
 	root = filepath.Clean(root)
+	if err := e.CheckNewLocalRoot(root); err != nil {
+		return nil, err
+	}
 	b := local.New(root)
 	if err := b.Create(ctx); err != nil {
 		return nil, err
@@ -110,6 +113,13 @@ func (e *Engine) AdoptLocal(ctx context.Context, root string) (*Workspace, error
 		return nil, fmt.Errorf("workspace root %q must be an absolute path", root)
 	}
 	root = filepath.Clean(root)
+	rec, found, err := e.registry.FindByRoot("local", root)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.CheckLocalRoot(root, rec.ID); err != nil {
+		return nil, err
+	}
 	b := local.New(root)
 	ok, err := b.Exists(ctx)
 	if err != nil {
@@ -117,10 +127,6 @@ func (e *Engine) AdoptLocal(ctx context.Context, root string) (*Workspace, error
 	}
 	if !ok {
 		return nil, fmt.Errorf("no workspace directory at %s", root)
-	}
-	rec, found, err := e.registry.FindByRoot("local", root)
-	if err != nil {
-		return nil, err
 	}
 	if !found {
 		rec = Record{ID: uuid.NewString(), Kind: "local", Root: root}
@@ -137,7 +143,7 @@ func (e *Engine) AdoptLocal(ctx context.Context, root string) (*Workspace, error
 func (e *Engine) Open(ctx context.Context, id string) (*Workspace, error) {
 	rec, err := e.registry.Get(id)
 	if errors.Is(err, ErrUnknownWorkspace) {
-		return nil, fmt.Errorf("%w: %w", ErrWorkspaceGone, err)
+		return nil, fmt.Errorf("%w (or was never created with this local_base_dir): %w", ErrWorkspaceGone, err)
 	}
 	if err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"syscall"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 )
@@ -37,13 +38,10 @@ type EntryState struct {
 func applyMeta(ctx context.Context, b backend.Backend, rel string, m Meta) error {
 	if m.Group != "" {
 		if err := b.Chgrp(ctx, rel, m.Group); err != nil {
-			return fmt.Errorf("chgrp %s %s: %w", m.Group, rel, err)
+			return err
 		}
 	}
-	if err := b.Chmod(ctx, rel, m.Perm); err != nil {
-		return fmt.Errorf("chmod %04o %s: %w", m.Perm, rel, err)
-	}
-	return nil
+	return b.Chmod(ctx, rel, m.Perm)
 }
 
 // Stat reports the state of rel in workspace id without following a final
@@ -54,7 +52,8 @@ func (e *Engine) Stat(ctx context.Context, id, rel string, hash bool) (EntryStat
 		return EntryState{}, err
 	}
 	info, err := w.Backend.Stat(ctx, rel)
-	if errors.Is(err, backend.ErrNotExist) {
+	if errors.Is(err, backend.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		// A parent replaced by a file counts as missing, as a deletion.
 		return EntryState{}, nil
 	}
 	if err != nil {
@@ -78,10 +77,14 @@ func (e *Engine) ApplyDir(ctx context.Context, id, rel string, m Meta) (string, 
 	if err != nil {
 		return "", err
 	}
+	_, statErr := w.Backend.Stat(ctx, rel)
 	if err := w.Backend.MkdirAll(ctx, rel, m.Perm); err != nil {
 		return "", err
 	}
 	if err := applyMeta(ctx, w.Backend, rel, m); err != nil {
+		if errors.Is(statErr, backend.ErrNotExist) {
+			_ = w.Backend.Remove(ctx, rel) // created just now: leave nothing untracked behind
+		}
 		return "", err
 	}
 	return w.AbsPath(rel), nil
@@ -119,7 +122,8 @@ func (e *Engine) RemoveDir(ctx context.Context, id, rel string) (warning string,
 		return "", err
 	}
 	if len(files) > 0 {
-		return fmt.Sprintf("%s holds %d file(s) that this resource did not write; it was left in place", w.AbsPath(rel), len(files)), nil
+		return fmt.Sprintf("%s holds %d file(s) that this resource did not write, so it was left in place "+
+			"(destroying its workspace removes it too)", w.AbsPath(rel), len(files)), nil
 	}
 	if err := w.Backend.RemoveAll(ctx, rel); err != nil {
 		return "", err
@@ -135,11 +139,15 @@ func (e *Engine) WriteFile(ctx context.Context, id, rel string, r io.Reader, m M
 	if err != nil {
 		return backend.WriteResult{}, "", err
 	}
+	_, statErr := w.Backend.Stat(ctx, rel)
 	res, err := w.Backend.WriteFile(ctx, rel, r, m.Perm, wantSHA256)
 	if err != nil {
 		return res, "", err
 	}
 	if err := applyMeta(ctx, w.Backend, rel, m); err != nil {
+		if errors.Is(statErr, backend.ErrNotExist) {
+			_ = w.Backend.Remove(ctx, rel) // created just now: leave nothing untracked behind
+		}
 		return res, "", err
 	}
 	return res, w.AbsPath(rel), nil

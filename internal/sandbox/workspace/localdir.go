@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path"
 	"sort"
 	"strings"
@@ -18,6 +19,9 @@ import (
 type TreeSummary struct {
 	// Files maps the path relative to the entry to its SHA-256 (hex).
 	Files map[string]string
+	// Modes maps the same paths to their permission bits as 4-digit octal
+	// strings ("0644").
+	Modes map[string]string
 	// TotalBytes is the sum of the file sizes.
 	TotalBytes int64
 	// SHA256 is the tree digest: SHA-256 over sha256sum-style lines
@@ -27,17 +31,19 @@ type TreeSummary struct {
 
 // SummarizeTree builds a TreeSummary from a host scan.
 func SummarizeTree(t sandbox.TreeDigest) TreeSummary {
-	s := TreeSummary{Files: make(map[string]string, len(t.Files)), TotalBytes: t.TotalBytes, SHA256: t.SHA256}
+	s := TreeSummary{Files: make(map[string]string, len(t.Files)), Modes: make(map[string]string, len(t.Files)), TotalBytes: t.TotalBytes, SHA256: t.SHA256}
 	for _, f := range t.Files {
 		s.Files[f.Rel] = f.SHA256
+		s.Modes[f.Rel] = octal(f.Perm)
 	}
 	return s
 }
 
 func summarizeWorkspace(files []backend.TreeFile) TreeSummary {
-	s := TreeSummary{Files: make(map[string]string, len(files))}
+	s := TreeSummary{Files: make(map[string]string, len(files)), Modes: make(map[string]string, len(files))}
 	tree := sandbox.TreeDigest{}
 	for _, f := range files {
+		s.Modes[f.Rel] = octal(f.Perm)
 		if f.SHA256 == "" { // a symlink or other non-file planted in the copy
 			s.Files[f.Rel] = ""
 			continue
@@ -50,11 +56,40 @@ func summarizeWorkspace(files []backend.TreeFile) TreeSummary {
 	return s
 }
 
+func octal(p fs.FileMode) string { return fmt.Sprintf("%04o", uint32(p.Perm())) }
+
 // ScanLocalDir reads the host directory src (relative to the working
 // directory) with the seed's LocalDir rules (SPEC §2.5). It only reads the
 // host: plans call it.
 func (e *Engine) ScanLocalDir(ctx context.Context, src string) (sandbox.TreeDigest, error) {
+	if err := e.checkSourceDir(src); err != nil {
+		return sandbox.TreeDigest{}, err
+	}
 	return e.HostSources().ScanDir(ctx, src)
+}
+
+// checkSourceDir refuses a source directory that holds the provider's
+// local_base_dir or a workspace: copying it would copy workspaces (and the
+// registry) into a workspace, growing with every apply.
+func (e *Engine) checkSourceDir(src string) error {
+	abs, err := e.HostSources().Resolve(src)
+	if err != nil {
+		return err
+	}
+	if within(e.cfg.LocalBaseDir, abs) {
+		return fmt.Errorf("source %s holds the provider's local_base_dir %s, where workspaces live: copying it would "+
+			"copy workspaces into a workspace; choose a directory that does not contain it", src, e.cfg.LocalBaseDir)
+	}
+	recs, err := e.registry.All()
+	if err != nil {
+		return err
+	}
+	for _, rec := range recs {
+		if rec.Kind == "local" && within(rec.Root, abs) {
+			return fmt.Errorf("source %s holds workspace %s (%s): copying it would copy a workspace into a workspace", src, rec.ID, rec.Root)
+		}
+	}
+	return nil
 }
 
 // ReadLocalDir lists what is in the copied directory rel of workspace id.
@@ -92,6 +127,9 @@ func (e *Engine) SyncLocalDir(ctx context.Context, id, rel, src string, m Meta, 
 		return TreeSummary{}, "", err
 	}
 	host := e.HostSources()
+	if err := e.checkSourceDir(src); err != nil {
+		return TreeSummary{}, "", err
+	}
 	if planned == nil || planned.SHA256 == "" {
 		tree, err := host.ScanDir(ctx, src)
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 )
 
 // Record is what the registry remembers about one workspace: enough for an
@@ -123,6 +124,22 @@ func (r *Registry) FindByRoot(kind, root string) (Record, bool, error) {
 		}
 	}
 	return Record{}, false, nil
+}
+
+// All returns every record in the registry (unreadable ones skipped).
+func (r *Registry) All() ([]Record, error) {
+	matches, err := filepath.Glob(filepath.Join(r.dir, "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	var recs []Record
+	for _, m := range matches {
+		id := strings.TrimSuffix(filepath.Base(m), ".json")
+		if rec, err := r.Get(id); err == nil {
+			recs = append(recs, rec)
+		}
+	}
+	return recs, nil
 }
 
 // Delete removes the record for id; a missing record is not an error.

@@ -1,0 +1,87 @@
+package workspace
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// within reports whether p is root or below it (both absolute and clean).
+func within(p, root string) bool {
+	if root == "/" {
+		return true
+	}
+	return p == root || strings.HasPrefix(p, root+string(filepath.Separator))
+}
+
+// CheckLocalRoot refuses a local workspace root whose destruction could
+// lose data that is not the workspace's own: the filesystem root, a
+// directory holding Terraform's working directory, the provider's
+// local_base_dir or its registry (or anything holding them), and a
+// directory equal to, inside or holding another registered workspace.
+// selfID names the workspace being checked ("" when creating). It only
+// reads: plans call it.
+func (e *Engine) CheckLocalRoot(root, selfID string) error {
+	if !filepath.IsAbs(root) {
+		return fmt.Errorf("workspace root %q must be an absolute path", root)
+	}
+	root = filepath.Clean(root)
+	switch {
+	case root == "/":
+		return errors.New("the filesystem root cannot be a workspace root")
+	case within(e.cfg.WorkingDir, root):
+		return fmt.Errorf("workspace root %s holds Terraform's working directory %s; destroying the workspace would delete it", root, e.cfg.WorkingDir)
+	case within(e.cfg.LocalBaseDir, root):
+		return fmt.Errorf("workspace root %s holds the provider's local_base_dir %s, where every workspace is recorded", root, e.cfg.LocalBaseDir)
+	case within(root, e.registry.dir):
+		return fmt.Errorf("workspace root %s is inside the workspace registry %s", root, e.registry.dir)
+	}
+	recs, err := e.registry.All()
+	if err != nil {
+		return err
+	}
+	for _, rec := range recs {
+		if rec.ID == selfID || rec.Kind != "local" {
+			continue
+		}
+		if within(root, rec.Root) || within(rec.Root, root) {
+			return fmt.Errorf("workspace root %s overlaps workspace %s at %s; workspaces must not share directories", root, rec.ID, rec.Root)
+		}
+	}
+	return nil
+}
+
+// CheckNewLocalRoot is CheckLocalRoot for a workspace about to be created
+// in root, plus the refusal of a non-empty existing directory, so nothing
+// already there can be lost. It only reads.
+func (e *Engine) CheckNewLocalRoot(root string) error {
+	if err := e.CheckLocalRoot(root, ""); err != nil {
+		return err
+	}
+	fi, err := os.Lstat(root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("workspace root %s exists and is not a directory", root)
+	}
+	d, err := os.Open(root)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if _, err := d.Readdirnames(1); !errors.Is(err, io.EOF) {
+		if err != nil {
+			return err
+		}
+		return fmt.Errorf("refusing to create a workspace in non-empty directory %s: nothing already there may be lost; choose an empty or missing directory", root)
+	}
+	return nil
+}
