@@ -60,15 +60,6 @@ func IsDirectoryEntryType(t string) bool {
 	return ok && k != kindPlain
 }
 
-// Entry is one node of a manifest's entry tree, holding what the path rules
-// need (SPEC §3.2): the type tag, the ephemeral flag (default false, true
-// for mounts) and, for a "dir", its children in their JSON order.
-type Entry struct {
-	Type      string
-	Ephemeral bool
-	Children  Entries
-}
-
 // KeyedEntry is an entry under its key exactly as written in the manifest
 // (a workspace-relative path that has not been validated yet).
 type KeyedEntry struct {
@@ -105,57 +96,7 @@ func DecodeManifestEntries(data []byte) (Entries, error) {
 	if !ok {
 		return nil, fmt.Errorf("manifest must be a JSON object, got %s", pyTypeName(v))
 	}
-	return parseEntryMapping(obj.get("entries"))
-}
-
-func parseEntryMapping(v any) (Entries, error) {
-	if v == nil {
-		return Entries{}, nil
-	}
-	obj, ok := v.(*orderedObject)
-	if !ok {
-		return nil, seedError("Artifact mapping must be a mapping, got " + pyTypeName(v))
-	}
-	out := make(Entries, 0, len(obj.keys))
-	for _, k := range obj.keys {
-		e, err := parseEntry(obj.vals[k])
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, KeyedEntry{Key: k, Entry: e})
-	}
-	return out, nil
-}
-
-func parseEntry(v any) (*Entry, error) {
-	obj, ok := v.(*orderedObject)
-	if !ok {
-		return nil, seedError("Artifact entry must be a BaseEntry or mapping, got " + pyTypeName(v))
-	}
-	t, ok := obj.get("type").(string)
-	if !ok {
-		return nil, seedError("Artifact entry mapping must include a string `type` field")
-	}
-	kind, ok := entryTypeKinds[t]
-	if !ok {
-		return nil, seedError("Unknown artifact type `" + t + "`. Registered types: " + strings.Join(RegisteredEntryTypes(), ", "))
-	}
-	e := &Entry{Type: t, Ephemeral: kind == kindMount}
-	if raw, present := obj.vals["ephemeral"]; present {
-		b, ok := pydanticBool(raw)
-		if !ok {
-			return nil, errors.New("ephemeral: Input should be a valid boolean")
-		}
-		e.Ephemeral = b
-	}
-	if t == "dir" {
-		children, err := parseEntryMapping(obj.get("children"))
-		if err != nil {
-			return nil, err
-		}
-		e.Children = children
-	}
-	return e, nil
+	return parseEntryMapping(obj.get("entries"), []string{"entries"})
 }
 
 // seedError returns a plain error carrying a seed message verbatim (some
