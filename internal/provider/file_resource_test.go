@@ -126,7 +126,7 @@ func TestAccFile_content(t *testing.T) {
 				ResourceName:            "sandbox_file.f",
 				ImportState:             true,
 				ImportStateVerify:       true,
-				ImportStateVerifyIgnore: []string{"content", "permissions", "content_md5", "content_sha1", "content_base64sha256", "content_sha512", "content_base64sha512"},
+				ImportStateVerifyIgnore: []string{"content", "permissions", "manifest_entry", "content_md5", "content_sha1", "content_base64sha256", "content_sha512", "content_base64sha512"},
 			},
 			{
 				// Binary content; a new path replaces the file.

@@ -303,3 +303,13 @@ func NewEntry(t string, c EntryCommon, own map[string]any) (*Entry, error) {
 }
 
 func jsonInt(n int) json.Number { return json.Number(strconv.Itoa(n)) }
+
+// OmitField sets one of the type's own fields to null in the entry's JSON
+// form, for values that must not be rendered (secret file content).
+func (e *Entry) OmitField(name string) {
+	if e.Fields != nil && e.Fields.vals != nil {
+		if _, ok := e.Fields.vals[name]; ok {
+			e.Fields.vals[name] = nil
+		}
+	}
+}
