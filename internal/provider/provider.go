@@ -149,6 +149,7 @@ func (p *sandboxProvider) Resources(_ context.Context) []func() resource.Resourc
 func (p *sandboxProvider) DataSources(_ context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{
 		NewExecDataSource,
+		NewManifestDataSource,
 	}
 }
 
