@@ -143,6 +143,7 @@ func (p *sandboxProvider) Resources(_ context.Context) []func() resource.Resourc
 		NewFileResource,
 		NewLocalDirResource,
 		NewCommandResource,
+		NewManifestResource,
 	}
 }
 
