@@ -80,13 +80,15 @@ type EntryPath struct {
 // DecodeManifestEntries reads the "entries" of a JSON manifest object,
 // keeping the order of keys as written (a repeated key keeps its first
 // position and its last value, like Python's json module). A missing or
-// null "entries" gives an empty list. Errors use the seed's messages
-// (SPEC §2.1, §2.3): "Artifact mapping must be a mapping, got <type>",
-// "Artifact entry must be a BaseEntry or mapping, got <type>", "Artifact
-// entry mapping must include a string `type` field", "Unknown artifact type
-// `<t>`. Registered types: <sorted list>"; an ephemeral value that is not a
-// boolean in pydantic's lax sense gives "ephemeral: Input should be a valid
-// boolean". Keys are not validated here; see IterEntries.
+// null "entries" gives an empty list. Every entry is fully validated as in
+// ParseManifestJSON. Errors use the seed's messages (SPEC §2.1, §2.3): the
+// TypeErrors "Artifact mapping must be a mapping, got <type>" and
+// "Artifact entry must be a BaseEntry or mapping, got <type>" as plain
+// errors; the validation errors "Value error, Artifact entry mapping must
+// include a string `type` field", "Value error, Unknown artifact type `<t>`.
+// Registered types: <sorted list>", "Field required", "Input should be a
+// valid boolean", ... as *ManifestError with pydantic's location. Keys are
+// not validated here; see IterEntries.
 func DecodeManifestEntries(data []byte) (Entries, error) {
 	v, err := decodeOrderedJSON(data)
 	if err != nil {
