@@ -2,7 +2,9 @@ package provider
 
 import (
 	"context"
+	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
@@ -129,6 +131,10 @@ func checkManifestEntry(key, value string, diags *diag.Diagnostics) *sandbox.Ent
 	}
 	e, err := sandbox.ParseEntryJSON([]byte(value))
 	if err != nil {
+		if strings.Contains(value, `"content":null`) {
+			err = fmt.Errorf("%w (a sandbox_file with content_wo renders its content as null, because the secret never "+
+				"lands in state: leave it out of the manifest or give the content another way)", err)
+		}
 		addEngineAttributeError(diags, at, "Invalid manifest entry "+quote(key), err)
 		return nil
 	}

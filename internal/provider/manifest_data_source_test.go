@@ -47,6 +47,10 @@ func TestAccManifestDataSource(t *testing.T) {
 				ExpectError: errRe("manifest path must be relative: /etc/x"),
 			},
 			{
+				Config:      `data "sandbox_manifest" "m" { entries = { "s" = jsonencode({ type = "file", content = null }) } }`,
+				ExpectError: errRe("entries.content: Input should be a valid string (a sandbox_file with content_wo renders its content as null"),
+			},
+			{
 				Config:      `data "sandbox_manifest" "m" { entries = { "x" = jsonencode({ type = "symlink" }) } }`,
 				ExpectError: errRe("Unknown artifact type `symlink`. Registered types: azure_blob_mount, box_mount, dir, file"),
 			},
