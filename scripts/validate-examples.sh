@@ -16,6 +16,7 @@ for dir in $(find examples -name '*.tf' -exec dirname {} \; | sort -u); do
   copy="$work/$(echo "$dir" | tr / _)"
   mkdir -p "$copy"
   cp "$dir"/*.tf "$copy"/
+  cp "$dir"/*.json "$copy"/ 2>/dev/null || true # files an example reads with file()
   if ! grep -q required_providers "$copy"/*.tf; then
     printf 'terraform {\n  required_providers {\n    sandbox = { source = "agentsandbox/sandbox" }\n  }\n}\n' >"$copy/_providers.tf"
   fi

@@ -30,8 +30,32 @@ func (r *dirResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A directory in a workspace: the seed's `Dir` entry (`mkdir -p`, then chgrp and chmod). " +
 			"Destroy removes the directory when it is empty; one holding files written by others is left in place with a warning.",
-		Attributes: entryAttributes("directory"),
+		Attributes: dirAttributes(),
 	}
+}
+
+func dirAttributes() map[string]schema.Attribute {
+	attrs := entryAttributes("directory")
+	attrs["manifest_entry"] = manifestEntryAttribute("`{\"type\": \"dir\", ..., \"children\": {}}` (the seed's `Dir`; " +
+		"other resources inside it appear as their own manifest keys).")
+	return attrs
+}
+
+// ModifyPlan renders manifest_entry from the planned values.
+func (r *dirResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	var m entryModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if err := m.setDirManifestEntry(); err != nil {
+		addEngineError(&resp.Diagnostics, "Cannot render manifest_entry", err)
+		return
+	}
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &m)...)
 }
 
 func (r *dirResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
@@ -93,6 +117,7 @@ func (r *dirResource) Read(ctx context.Context, req resource.ReadRequest, resp *
 	if m.Ephemeral.IsNull() {
 		m.Ephemeral = types.BoolValue(false)
 	}
+	_ = m.setDirManifestEntry() // inputs come from state; an error leaves it unknown
 	if w, err := r.eng.Open(ctx, m.WorkspaceID.ValueString()); err == nil {
 		m.AbsolutePath = types.StringValue(w.AbsPath(rel))
 	}

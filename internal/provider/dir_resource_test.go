@@ -132,7 +132,7 @@ func TestAccDir_lifecycle(t *testing.T) {
 				ImportStateVerify: true,
 				// The import ID normalises the path; the configured
 				// spelling, description and group are configuration.
-				ImportStateVerifyIgnore: []string{"path", "group", "permissions"},
+				ImportStateVerifyIgnore: []string{"path", "group", "permissions", "manifest_entry"},
 			},
 			{
 				// A new path replaces the directory.

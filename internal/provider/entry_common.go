@@ -27,14 +27,15 @@ const DefaultPermissions = "0755"
 
 // entryModel holds the attributes every entry resource has.
 type entryModel struct {
-	ID           types.String     `tfsdk:"id"`
-	WorkspaceID  types.String     `tfsdk:"workspace_id"`
-	Path         types.String     `tfsdk:"path"`
-	Permissions  PermissionsValue `tfsdk:"permissions"`
-	Group        types.String     `tfsdk:"group"`
-	Description  types.String     `tfsdk:"description"`
-	Ephemeral    types.Bool       `tfsdk:"ephemeral"`
-	AbsolutePath types.String     `tfsdk:"absolute_path"`
+	ID            types.String     `tfsdk:"id"`
+	WorkspaceID   types.String     `tfsdk:"workspace_id"`
+	Path          types.String     `tfsdk:"path"`
+	Permissions   PermissionsValue `tfsdk:"permissions"`
+	Group         types.String     `tfsdk:"group"`
+	Description   types.String     `tfsdk:"description"`
+	Ephemeral     types.Bool       `tfsdk:"ephemeral"`
+	AbsolutePath  types.String     `tfsdk:"absolute_path"`
+	ManifestEntry types.String     `tfsdk:"manifest_entry"`
 }
 
 // entryAttributes returns the schema attributes shared by every entry

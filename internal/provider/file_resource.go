@@ -91,6 +91,11 @@ func (r *fileResource) Schema(_ context.Context, _ resource.SchemaRequest, resp 
 		Optional:            true,
 		MarkdownDescription: "Any number; change it to rewrite the file with the current `content_wo` (rotation).",
 	}
+	attrs["manifest_entry"] = manifestEntryAttribute("`{\"type\": \"file\", ..., \"content\": <text>}` (the seed's `File`) " +
+		"or, with `source`, `{\"type\": \"local_file\", ..., \"src\": <source>}` (`LocalFile`). With `content_wo` the " +
+		"content is rendered as null (a secret never lands in state), so the seed cannot load that entry until the content " +
+		"is supplied. Binary `content_base64` that is not UTF-8 text has no seed JSON form (the seed cannot dump it either): " +
+		"`manifest_entry` is then null.")
 	attrs["size"] = schema.Int64Attribute{
 		Computed:            true,
 		MarkdownDescription: "Content size in bytes, known at plan time whenever the content is. Null for `content_wo`.",
@@ -141,77 +146,6 @@ func (r *fileResource) ValidateConfig(ctx context.Context, req resource.Validate
 	}
 }
 
-// planDigest computes the digest of the configured content when it is
-// known at plan time. ok is false when it is not (unknown values, or
-// write-only content whose digests are never recorded).
-func (r *fileResource) planDigest(ctx context.Context, m fileModel) (d sandbox.FileDigest, ok bool, attr string, err error) {
-	switch {
-	case !m.Content.IsNull():
-		if m.Content.IsUnknown() {
-			return d, false, "", nil
-		}
-		return sandbox.DigestBytes([]byte(m.Content.ValueString())), true, "", nil
-	case !m.ContentBase64.IsNull():
-		if m.ContentBase64.IsUnknown() {
-			return d, false, "", nil
-		}
-		b, err := base64.StdEncoding.DecodeString(m.ContentBase64.ValueString())
-		if err != nil {
-			return d, false, "content_base64", err
-		}
-		return sandbox.DigestBytes(b), true, "", nil
-	case !m.Source.IsNull():
-		if m.Source.IsUnknown() {
-			return d, false, "", nil
-		}
-		_, d, err := r.eng.HostSources().DigestFile(ctx, m.Source.ValueString())
-		if err != nil {
-			return d, false, "source", err
-		}
-		return d, true, "", nil
-	}
-	return d, false, "", nil
-}
-
-func (m *fileModel) setDigest(d sandbox.FileDigest) {
-	m.Size = types.Int64Value(d.Size)
-	m.ContentMD5 = types.StringValue(d.MD5)
-	m.ContentSHA1 = types.StringValue(d.SHA1)
-	m.ContentSHA256 = types.StringValue(d.SHA256)
-	m.ContentBase64SHA256 = types.StringValue(d.Base64SHA256)
-	m.ContentSHA512 = types.StringValue(d.SHA512)
-	m.ContentBase64SHA512 = types.StringValue(d.Base64SHA512)
-}
-
-// digest returns the planned digest held in the model.
-func (m *fileModel) digest() sandbox.FileDigest {
-	return sandbox.FileDigest{
-		Size: m.Size.ValueInt64(), MD5: m.ContentMD5.ValueString(), SHA1: m.ContentSHA1.ValueString(),
-		SHA256: m.ContentSHA256.ValueString(), Base64SHA256: m.ContentBase64SHA256.ValueString(),
-		SHA512: m.ContentSHA512.ValueString(), Base64SHA512: m.ContentBase64SHA512.ValueString(),
-	}
-}
-
-func (m *fileModel) setDigestNull() {
-	m.Size = types.Int64Null()
-	m.ContentMD5 = types.StringNull()
-	m.ContentSHA1 = types.StringNull()
-	m.ContentSHA256 = types.StringNull()
-	m.ContentBase64SHA256 = types.StringNull()
-	m.ContentSHA512 = types.StringNull()
-	m.ContentBase64SHA512 = types.StringNull()
-}
-
-func (m *fileModel) setDigestUnknown() {
-	m.Size = types.Int64Unknown()
-	m.ContentMD5 = types.StringUnknown()
-	m.ContentSHA1 = types.StringUnknown()
-	m.ContentSHA256 = types.StringUnknown()
-	m.ContentBase64SHA256 = types.StringUnknown()
-	m.ContentSHA512 = types.StringUnknown()
-	m.ContentBase64SHA512 = types.StringUnknown()
-}
-
 func (r *fileResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() || r.eng == nil {
 		return
@@ -237,6 +171,10 @@ func (r *fileResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 		m.setDigestNull()
 	default:
 		m.setDigestUnknown()
+	}
+	if err := m.setManifestEntry(!cfg.ContentWO.IsNull()); err != nil {
+		addEngineError(&resp.Diagnostics, "Cannot render manifest_entry", err)
+		return
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &m)...)
 }
@@ -359,6 +297,9 @@ func (r *fileResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 	}
 	if w, err := r.eng.Open(ctx, m.WorkspaceID.ValueString()); err == nil {
 		m.AbsolutePath = types.StringValue(w.AbsPath(rel))
+	}
+	if !m.Content.IsNull() || !m.ContentBase64.IsNull() || !m.Source.IsNull() {
+		_ = m.setManifestEntry(false) // inputs come from state (write-only content keeps its rendering)
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }

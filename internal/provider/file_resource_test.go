@@ -128,7 +128,7 @@ func TestAccFile_content(t *testing.T) {
 				ImportStateVerify: true,
 				// An imported file's content is unknown until configuration
 				// gives it: no digest is read back (it could be a secret's).
-				ImportStateVerifyIgnore: []string{"content", "permissions", "size", "content_md5", "content_sha1", "content_sha256", "content_base64sha256", "content_sha512", "content_base64sha512"},
+				ImportStateVerifyIgnore: []string{"content", "permissions", "manifest_entry", "size", "content_md5", "content_sha1", "content_sha256", "content_base64sha256", "content_sha512", "content_base64sha512"},
 			},
 			{
 				// Binary content; a new path replaces the file.

@@ -66,6 +66,8 @@ func (r *localDirResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 			"keep their source bits; a mode changed in the workspace shows in the plan and is restored by a chmod, " +
 			"without re-copying. Directories inside the copy are created with mode `0755`, as the seed's `mkdir -p`.",
 	}
+	attrs["manifest_entry"] = manifestEntryAttribute("`{\"type\": \"local_dir\", ..., \"src\": <source>}` (the seed's " +
+		"`LocalDir`; `src` exactly as configured, so the Python SDK resolves a relative source against its own working directory).")
 	attrs["file_count"] = schema.Int64Attribute{
 		Computed:            true,
 		MarkdownDescription: "Number of regular files copied.",
@@ -146,7 +148,15 @@ func (r *localDirResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	}
 	var m localDirModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() || m.Source.IsUnknown() {
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if err := m.setManifestEntry(); err != nil {
+		addEngineError(&resp.Diagnostics, "Cannot render manifest_entry", err)
+		return
+	}
+	if m.Source.IsUnknown() {
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, &m)...)
 		return
 	}
 	tree, err := r.eng.ScanLocalDir(ctx, m.Source.ValueString())
@@ -216,6 +226,7 @@ func (r *localDirResource) Read(ctx context.Context, req resource.ReadRequest, r
 		m.Ephemeral = types.BoolValue(false)
 	}
 	m.setSummary(ctx, summary)
+	_ = m.setManifestEntry() // inputs come from state; an error leaves it unknown
 	if w, err := r.eng.Open(ctx, m.WorkspaceID.ValueString()); err == nil {
 		m.AbsolutePath = types.StringValue(w.AbsPath(rel))
 	}

@@ -183,7 +183,7 @@ func TestAccLocalDir_lifecycle(t *testing.T) {
 				ResourceName:            "sandbox_local_dir.d",
 				ImportState:             true,
 				ImportStateVerify:       true,
-				ImportStateVerifyIgnore: []string{"source", "permissions"},
+				ImportStateVerifyIgnore: []string{"source", "permissions", "manifest_entry"},
 			},
 		},
 		CheckDestroy: func(*terraform.State) error {

@@ -150,12 +150,14 @@ func (p *sandboxProvider) Resources(_ context.Context) []func() resource.Resourc
 		NewFileResource,
 		NewLocalDirResource,
 		NewCommandResource,
+		NewManifestResource,
 	}
 }
 
 func (p *sandboxProvider) DataSources(_ context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{
 		NewExecDataSource,
+		NewManifestDataSource,
 	}
 }
 

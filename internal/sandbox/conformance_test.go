@@ -43,6 +43,11 @@ var vectorHandlers = map[string]vectorHandler{
 	"errors":         handleErrorsVector,
 }
 
+// caseHandlers are handlers that also need the vector's case name.
+var caseHandlers = map[string]func(caseName string, input json.RawMessage, expected any) (any, error){
+	"manifest_json": handleManifestPayloadVector,
+}
+
 // seedVectorsPath returns the vector file to read: SANDBOX_SEED_VECTORS, or
 // ../shared/vectors/seed-vectors.json relative to the repository root.
 func seedVectorsPath(t *testing.T) string {
@@ -85,6 +90,10 @@ func TestSeedVectors(t *testing.T) {
 				t.Fatalf("bad expected value: %v", err)
 			}
 			h := vectorHandlers[v.Area]
+			if ch := caseHandlers[v.Area]; ch != nil {
+				caseName := v.Case
+				h = func(in json.RawMessage, exp any) (any, error) { return ch(caseName, in, exp) }
+			}
 			if h == nil {
 				isUnsupported = true
 				t.Skipf("area %q is not supported yet", v.Area)
@@ -94,6 +103,16 @@ func TestSeedVectors(t *testing.T) {
 			if errors.As(err, &u) {
 				isUnsupported = true
 				t.Skip(u.reason)
+			}
+			if ej, ok := got.(exactJSON); ok && err == nil {
+				want, werr := canonicalExpected(v.Expected)
+				if werr != nil {
+					t.Fatalf("bad expected value: %v", werr)
+				}
+				if string(ej) != string(want) {
+					t.Fatalf("JSON mismatch (byte for byte, key order included)\n got: %s\nwant: %s", ej, want)
+				}
+				return
 			}
 			compareVectorResult(t, expected, got, err)
 		})
@@ -141,6 +160,13 @@ func compareVectorError(t *testing.T, exp map[string]any, err error) {
 	}
 	kind, _ := exp["error"].(string)
 	msg := err.Error()
+	var manErr *ManifestError
+	if errors.As(err, &manErr) {
+		msg = manErr.Msg
+		if loc, ok := exp["loc"].([]any); ok && fmt.Sprint(loc) != fmt.Sprint(manErr.Loc) {
+			t.Errorf("loc: got %v, want %v", manErr.Loc, loc)
+		}
+	}
 	var grantErr *GrantError
 	if errors.As(err, &grantErr) {
 		msg = "Value error, " + grantErr.Message

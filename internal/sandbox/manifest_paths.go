@@ -60,15 +60,6 @@ func IsDirectoryEntryType(t string) bool {
 	return ok && k != kindPlain
 }
 
-// Entry is one node of a manifest's entry tree, holding what the path rules
-// need (SPEC §3.2): the type tag, the ephemeral flag (default false, true
-// for mounts) and, for a "dir", its children in their JSON order.
-type Entry struct {
-	Type      string
-	Ephemeral bool
-	Children  Entries
-}
-
 // KeyedEntry is an entry under its key exactly as written in the manifest
 // (a workspace-relative path that has not been validated yet).
 type KeyedEntry struct {
@@ -89,13 +80,15 @@ type EntryPath struct {
 // DecodeManifestEntries reads the "entries" of a JSON manifest object,
 // keeping the order of keys as written (a repeated key keeps its first
 // position and its last value, like Python's json module). A missing or
-// null "entries" gives an empty list. Errors use the seed's messages
-// (SPEC §2.1, §2.3): "Artifact mapping must be a mapping, got <type>",
-// "Artifact entry must be a BaseEntry or mapping, got <type>", "Artifact
-// entry mapping must include a string `type` field", "Unknown artifact type
-// `<t>`. Registered types: <sorted list>"; an ephemeral value that is not a
-// boolean in pydantic's lax sense gives "ephemeral: Input should be a valid
-// boolean". Keys are not validated here; see IterEntries.
+// null "entries" gives an empty list. Every entry is fully validated as in
+// ParseManifestJSON. Errors use the seed's messages (SPEC §2.1, §2.3): the
+// TypeErrors "Artifact mapping must be a mapping, got <type>" and
+// "Artifact entry must be a BaseEntry or mapping, got <type>" as plain
+// errors; the validation errors "Value error, Artifact entry mapping must
+// include a string `type` field", "Value error, Unknown artifact type `<t>`.
+// Registered types: <sorted list>", "Field required", "Input should be a
+// valid boolean", ... as *ManifestError with pydantic's location. Keys are
+// not validated here; see IterEntries.
 func DecodeManifestEntries(data []byte) (Entries, error) {
 	v, err := decodeOrderedJSON(data)
 	if err != nil {
@@ -105,57 +98,7 @@ func DecodeManifestEntries(data []byte) (Entries, error) {
 	if !ok {
 		return nil, fmt.Errorf("manifest must be a JSON object, got %s", pyTypeName(v))
 	}
-	return parseEntryMapping(obj.get("entries"))
-}
-
-func parseEntryMapping(v any) (Entries, error) {
-	if v == nil {
-		return Entries{}, nil
-	}
-	obj, ok := v.(*orderedObject)
-	if !ok {
-		return nil, seedError("Artifact mapping must be a mapping, got " + pyTypeName(v))
-	}
-	out := make(Entries, 0, len(obj.keys))
-	for _, k := range obj.keys {
-		e, err := parseEntry(obj.vals[k])
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, KeyedEntry{Key: k, Entry: e})
-	}
-	return out, nil
-}
-
-func parseEntry(v any) (*Entry, error) {
-	obj, ok := v.(*orderedObject)
-	if !ok {
-		return nil, seedError("Artifact entry must be a BaseEntry or mapping, got " + pyTypeName(v))
-	}
-	t, ok := obj.get("type").(string)
-	if !ok {
-		return nil, seedError("Artifact entry mapping must include a string `type` field")
-	}
-	kind, ok := entryTypeKinds[t]
-	if !ok {
-		return nil, seedError("Unknown artifact type `" + t + "`. Registered types: " + strings.Join(RegisteredEntryTypes(), ", "))
-	}
-	e := &Entry{Type: t, Ephemeral: kind == kindMount}
-	if raw, present := obj.vals["ephemeral"]; present {
-		b, ok := pydanticBool(raw)
-		if !ok {
-			return nil, errors.New("ephemeral: Input should be a valid boolean")
-		}
-		e.Ephemeral = b
-	}
-	if t == "dir" {
-		children, err := parseEntryMapping(obj.get("children"))
-		if err != nil {
-			return nil, err
-		}
-		e.Children = children
-	}
-	return e, nil
+	return parseEntryMapping(obj.get("entries"), []string{"entries"})
 }
 
 // seedError returns a plain error carrying a seed message verbatim (some

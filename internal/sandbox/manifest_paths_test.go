@@ -15,7 +15,7 @@ func TestDecodeManifestEntriesKeepsOrder(t *testing.T) {
 				"b.txt": {"type": "file", "content": "b"},
 				"a.txt": {"type": "file", "content": "a", "ephemeral": true}
 			}},
-			"mnt": {"type": "s3_mount", "bucket": "b", "mount_strategy": {"type": "in_container"}},
+			"mnt": {"type": "s3_mount", "bucket": "b", "mount_strategy": {"type": "in_container", "pattern": {"type": "rclone"}}},
 			"zeta": {"type": "local_dir", "ephemeral": "yes"}
 		}
 	}`))
@@ -59,11 +59,11 @@ func TestDecodeManifestEntriesErrors(t *testing.T) {
 		{`{"entries": {"x": "file"}}`, "Artifact entry must be a BaseEntry or mapping, got str"},
 		{`{"entries": {"x": 3}}`, "Artifact entry must be a BaseEntry or mapping, got int"},
 		{`{"entries": {"x": null}}`, "Artifact entry must be a BaseEntry or mapping, got NoneType"},
-		{`{"entries": {"x": {"content": "a"}}}`, "Artifact entry mapping must include a string `type` field"},
-		{`{"entries": {"x": {"type": 1}}}`, "Artifact entry mapping must include a string `type` field"},
-		{`{"entries": {"x": {"type": "symlink"}}}`, "Unknown artifact type `symlink`. Registered types: azure_blob_mount, box_mount, dir, file, gcs_mount, git_repo, local_dir, local_file, r2_mount, s3_files_mount, s3_mount"},
+		{`{"entries": {"x": {"content": "a"}}}`, "entries: Value error, Artifact entry mapping must include a string `type` field"},
+		{`{"entries": {"x": {"type": 1}}}`, "entries: Value error, Artifact entry mapping must include a string `type` field"},
+		{`{"entries": {"x": {"type": "symlink"}}}`, "entries: Value error, Unknown artifact type `symlink`. Registered types: azure_blob_mount, box_mount, dir, file, gcs_mount, git_repo, local_dir, local_file, r2_mount, s3_files_mount, s3_mount"},
 		{`{"entries": {"d": {"type": "dir", "children": 1.5}}}`, "Artifact mapping must be a mapping, got float"},
-		{`{"entries": {"f": {"type": "file", "ephemeral": "maybe"}}}`, "ephemeral: Input should be a valid boolean"},
+		{`{"entries": {"f": {"type": "file", "ephemeral": "maybe"}}}`, "entries.ephemeral: Input should be a valid boolean"},
 	}
 	for _, tt := range tests {
 		_, err := DecodeManifestEntries([]byte(tt.in))
@@ -82,14 +82,14 @@ func TestValidatedEntriesErrors(t *testing.T) {
 	tests := []struct {
 		name, in, rel, reason string
 	}{
-		{"nested escape", `{"entries": {"safe": {"type": "dir", "children": {"../outside.txt": {"type": "file"}}}}}`, "safe/../outside.txt", ReasonEscapeRoot},
-		{"nested absolute", `{"entries": {"safe": {"type": "dir", "children": {"/tmp/outside.txt": {"type": "file"}}}}}`, "/tmp/outside.txt", ReasonAbsolute},
-		{"windows key", `{"entries": {"C:\\tmp\\outside.txt": {"type": "file"}}}`, "C:/tmp/outside.txt", ReasonAbsolute},
-		{"nested windows key", `{"entries": {"safe": {"type": "dir", "children": {"d:/x": {"type": "file"}}}}}`, "d:/x", ReasonAbsolute},
-		{"drive-like parent", `{"entries": {"a:": {"type": "dir", "children": {"b": {"type": "file"}}}}}`, "a:/b", ReasonAbsolute},
+		{"nested escape", `{"entries": {"safe": {"type": "dir", "children": {"../outside.txt": {"type": "file", "content": "x"}}}}}`, "safe/../outside.txt", ReasonEscapeRoot},
+		{"nested absolute", `{"entries": {"safe": {"type": "dir", "children": {"/tmp/outside.txt": {"type": "file", "content": "x"}}}}}`, "/tmp/outside.txt", ReasonAbsolute},
+		{"windows key", `{"entries": {"C:\\tmp\\outside.txt": {"type": "file", "content": "x"}}}`, "C:/tmp/outside.txt", ReasonAbsolute},
+		{"nested windows key", `{"entries": {"safe": {"type": "dir", "children": {"d:/x": {"type": "file", "content": "x"}}}}}`, "d:/x", ReasonAbsolute},
+		{"drive-like parent", `{"entries": {"a:": {"type": "dir", "children": {"b": {"type": "file", "content": "x"}}}}}`, "a:/b", ReasonAbsolute},
 		// Top-level Windows keys are checked before anything is walked.
-		{"windows key after escape", `{"entries": {"../x": {"type": "file"}, "C:/y": {"type": "file"}}}`, "C:/y", ReasonAbsolute},
-		{"first error in walk order", `{"entries": {"ok": {"type": "dir", "children": {"../a": {"type": "file"}}}, "/b": {"type": "file"}}}`, "ok/../a", ReasonEscapeRoot},
+		{"windows key after escape", `{"entries": {"../x": {"type": "file", "content": "x"}, "C:/y": {"type": "file", "content": "x"}}}`, "C:/y", ReasonAbsolute},
+		{"first error in walk order", `{"entries": {"ok": {"type": "dir", "children": {"../a": {"type": "file", "content": "x"}}}, "/b": {"type": "file", "content": "x"}}}`, "ok/../a", ReasonEscapeRoot},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -105,9 +105,9 @@ func TestValidatedEntriesErrors(t *testing.T) {
 
 func TestIterEntries(t *testing.T) {
 	es, err := DecodeManifestEntries([]byte(`{"entries": {
-		"": {"type": "file"},
-		"a\\b": {"type": "dir", "children": {"": {"type": "file"}, "./c//d": {"type": "file"}}},
-		"f": {"type": "file", "children": {"../ignored": {"type": "file"}}}
+		"": {"type": "file", "content": "x"},
+		"a\\b": {"type": "dir", "children": {"": {"type": "file", "content": "x"}, "./c//d": {"type": "file", "content": "x"}}},
+		"f": {"type": "file", "content": "x", "children": {"../ignored": {"type": "file", "content": "x"}}}
 	}}`))
 	if err != nil {
 		t.Fatal(err)

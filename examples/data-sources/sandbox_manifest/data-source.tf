@@ -1,0 +1,39 @@
+resource "sandbox_workspace" "ws" {
+  local {}
+}
+
+resource "sandbox_dir" "tasks" {
+  workspace_id = sandbox_workspace.ws.id
+  path         = "tasks"
+  permissions  = "0750"
+}
+
+resource "sandbox_file" "readme" {
+  workspace_id = sandbox_workspace.ws.id
+  path         = "README.md"
+  content      = "# Agent workspace\n"
+  permissions  = "0644"
+}
+
+resource "sandbox_local_dir" "skills" {
+  workspace_id = sandbox_workspace.ws.id
+  path         = "skills"
+  source       = "skills" # relative to the working directory
+}
+
+# The same workspace as the Python SDK's Manifest JSON: review it in the
+# plan, or hand it to Manifest.model_validate_json() in the agent process.
+data "sandbox_manifest" "workspace" {
+  entries = {
+    (sandbox_dir.tasks.path)        = sandbox_dir.tasks.manifest_entry
+    (sandbox_file.readme.path)      = sandbox_file.readme.manifest_entry
+    (sandbox_local_dir.skills.path) = sandbox_local_dir.skills.manifest_entry
+  }
+  environment = { LANG = "C.UTF-8" }
+  users       = ["agent"]
+  groups      = [{ name = "agents", users = ["agent"] }]
+}
+
+output "manifest" {
+  value = jsondecode(data.sandbox_manifest.workspace.json)
+}

@@ -1,0 +1,211 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+)
+
+var _ datasource.DataSourceWithValidateConfig = (*manifestDataSource)(nil)
+
+// NewManifestDataSource returns the sandbox_manifest data source: a
+// workspace manifest rendered as the seed's JSON.
+func NewManifestDataSource() datasource.DataSource { return &manifestDataSource{} }
+
+type manifestDataSource struct{}
+
+type manifestGroupModel struct {
+	Name  types.String `tfsdk:"name"`
+	Users []string     `tfsdk:"users"`
+}
+
+type manifestDataModel struct {
+	Root            types.String         `tfsdk:"root"`
+	Entries         map[string]string    `tfsdk:"entries"`
+	Environment     map[string]string    `tfsdk:"environment"`
+	Users           []string             `tfsdk:"users"`
+	Groups          []manifestGroupModel `tfsdk:"groups"`
+	ExtraPathGrants []grantModel         `tfsdk:"extra_path_grants"`
+	JSON            types.String         `tfsdk:"json"`
+	JSONIndented    types.String         `tfsdk:"json_indented"`
+}
+
+func (d *manifestDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_manifest"
+}
+
+func (d *manifestDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Renders a workspace manifest as the seed's JSON — what the Python SDK's " +
+			"`Manifest.model_dump_json()` writes and `Manifest.model_validate_json()` reads — for review in `terraform plan` " +
+			"and for handing a workspace declared here to the Python SDK. Nothing is read from or written to a workspace. " +
+			"Entries, environment variables and the rest are written in a stable order, so the same input always gives the " +
+			"same bytes and plan diffs show only what changed.",
+		Attributes: map[string]schema.Attribute{
+			"root": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "The manifest's `root`: the workspace directory inside the sandbox. Default `/workspace` (the seed's).",
+			},
+			"entries": schema.MapAttribute{
+				Optional: true, ElementType: types.StringType,
+				MarkdownDescription: "Map of workspace-relative path (the manifest key) to the entry's seed JSON, usually the " +
+					"`manifest_entry` of a `sandbox_dir`, `sandbox_file` or `sandbox_local_dir`; any seed entry JSON is accepted " +
+					"(`git_repo` and the mount types included). Entries are written in byte order of their paths. Keys are " +
+					"checked with the seed's path rules (reasons `absolute`, `escape_root`), nested `dir` children included; " +
+					"values with the seed's entry validation (an unknown `type` fails naming the registered types).",
+			},
+			"environment": schema.MapAttribute{
+				Optional: true, ElementType: types.StringType,
+				MarkdownDescription: "Environment variables of the manifest (`environment.value`), written as plain strings in " +
+					"byte order of their names.",
+			},
+			"users": schema.ListAttribute{
+				Optional: true, ElementType: types.StringType,
+				MarkdownDescription: "Names of the sandbox users to provision (`users`, each written as `{\"name\": ...}`), in order.",
+			},
+			"groups": schema.ListNestedAttribute{
+				Optional:            true,
+				MarkdownDescription: "Sandbox groups to provision (`groups`), in order.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"name":  schema.StringAttribute{Required: true, MarkdownDescription: "Group name."},
+					"users": schema.ListAttribute{Required: true, ElementType: types.StringType, MarkdownDescription: "Member user names, in order."},
+				}},
+			},
+			"extra_path_grants": schema.ListNestedAttribute{
+				Optional: true,
+				MarkdownDescription: "The manifest's `extra_path_grants` (the seed's `SandboxPathGrant`: `path`, `read_only` " +
+					"default false, `description`, `host_path` written only when set), validated with the seed's messages.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"path":        schema.StringAttribute{Required: true, MarkdownDescription: "POSIX-absolute path inside the sandbox."},
+					"read_only":   schema.BoolAttribute{Optional: true, MarkdownDescription: "Read-only grant. Default `false`."},
+					"description": schema.StringAttribute{Optional: true, MarkdownDescription: "Free text."},
+					"host_path":   schema.StringAttribute{Optional: true, MarkdownDescription: "Native host path backing `path`."},
+				}},
+			},
+			"json": schema.StringAttribute{
+				Computed: true,
+				MarkdownDescription: "The manifest as compact JSON, byte for byte the seed's `model_dump_json()`: `version` 1, " +
+					"`root`, `entries`, `environment` (`{\"value\": {...}}`), `users`, `groups`, `extra_path_grants`, " +
+					"`remote_mount_command_allowlist` (the seed's default list), keys in the seed's field order, nulls included.",
+			},
+			"json_indented": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "The same manifest indented with two spaces, for `local_file` outputs people read.",
+			},
+		},
+	}
+}
+
+func (d *manifestDataSource) ValidateConfig(ctx context.Context, req datasource.ValidateConfigRequest, resp *datasource.ValidateConfigResponse) {
+	var entries types.Map
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("entries"), &entries)...)
+	if resp.Diagnostics.HasError() || entries.IsNull() || entries.IsUnknown() {
+		return
+	}
+	for k, v := range entries.Elements() {
+		s, ok := v.(types.String)
+		if !ok || s.IsNull() || s.IsUnknown() {
+			continue
+		}
+		checkManifestEntry(k, s.ValueString(), &resp.Diagnostics)
+	}
+}
+
+// checkManifestEntry validates one entries element: the key with the seed's
+// path rules and the value with its entry validation (nested children
+// included), reporting on entries[key].
+func checkManifestEntry(key, value string, diags *diag.Diagnostics) *sandbox.Entry {
+	at := path.Root("entries").AtMapKey(key)
+	if _, err := sandbox.ValidateEntryPath(key); err != nil {
+		addEngineAttributeError(diags, at, "Invalid manifest entry path", err)
+		return nil
+	}
+	e, err := sandbox.ParseEntryJSON([]byte(value))
+	if err != nil {
+		if strings.Contains(value, `"content":null`) {
+			err = fmt.Errorf("%w (a sandbox_file with content_wo renders its content as null, because the secret never "+
+				"lands in state: leave it out of the manifest or give the content another way)", err)
+		}
+		addEngineAttributeError(diags, at, "Invalid manifest entry "+strconv.Quote(key), err)
+		return nil
+	}
+	if _, err := (sandbox.Entries{{Key: key, Entry: e}}).ValidatedEntries(); err != nil {
+		addEngineAttributeError(diags, at, "Invalid manifest entry path", err)
+		return nil
+	}
+	return e
+}
+
+func (d *manifestDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var m manifestDataModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	man := sandbox.NewManifest()
+	if !m.Root.IsNull() {
+		man.Root = m.Root.ValueString()
+	}
+	for _, k := range sortedMapKeys(m.Entries) {
+		e := checkManifestEntry(k, m.Entries[k], &resp.Diagnostics)
+		if e != nil {
+			man.Entries = append(man.Entries, sandbox.KeyedEntry{Key: k, Entry: e})
+		}
+	}
+	for _, k := range sortedMapKeys(m.Environment) {
+		v := m.Environment[k]
+		man.Environment = append(man.Environment, sandbox.EnvVar{Name: k, Value: sandbox.EnvValue{Plain: &v}})
+	}
+	for _, u := range m.Users {
+		man.Users = append(man.Users, sandbox.User{Name: u})
+	}
+	for _, g := range m.Groups {
+		grp := sandbox.Group{Name: g.Name.ValueString(), Users: []sandbox.User{}}
+		for _, u := range g.Users {
+			grp.Users = append(grp.Users, sandbox.User{Name: u})
+		}
+		man.Groups = append(man.Groups, grp)
+	}
+	for i, g := range m.ExtraPathGrants {
+		grant, err := sandbox.NewPathGrant(g.Path.ValueString(), g.ReadOnly.ValueBool(), g.Description.ValueStringPointer(), g.HostPath.ValueStringPointer())
+		if err != nil {
+			addEngineAttributeError(&resp.Diagnostics, path.Root("extra_path_grants").AtListIndex(i), "Invalid extra path grant", err)
+			continue
+		}
+		man.ExtraPathGrants = append(man.ExtraPathGrants, grant)
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	compact, err := man.JSON()
+	if err == nil {
+		var indented []byte
+		if indented, err = man.IndentedJSON(); err == nil {
+			m.JSON, m.JSONIndented = types.StringValue(string(compact)), types.StringValue(string(indented))
+		}
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Rendering the manifest failed", err.Error())
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+func sortedMapKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

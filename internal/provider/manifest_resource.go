@@ -1,0 +1,275 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/google/uuid"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
+)
+
+var (
+	_ resource.ResourceWithConfigure  = (*manifestResource)(nil)
+	_ resource.ResourceWithModifyPlan = (*manifestResource)(nil)
+)
+
+// NewManifestResource returns the sandbox_manifest resource: a seed JSON
+// manifest applied to a workspace.
+func NewManifestResource() resource.Resource { return &manifestResource{} }
+
+type manifestResource struct {
+	eng *workspace.Engine
+}
+
+func (r *manifestResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_manifest"
+}
+
+func (r *manifestResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Applies a manifest written as the seed's JSON (what the Python SDK's `Manifest.model_dump_json()` " +
+			"writes, or `data.sandbox_manifest.json`) to a workspace: its `dir` (nested children included), `file`, " +
+			"`local_file` and `local_dir` entries, each followed by the seed's chgrp and chmod, in the seed's walk order. " +
+			"`git_repo` and mount entries are refused at plan time: they need their own resources until supported here. " +
+			"The manifest's `root`, `environment`, `users`, `groups` and `extra_path_grants` are not applied (a plan-time " +
+			"warning says so): the workspace decides its root and accounts. Relative `src` values resolve against " +
+			"Terraform's working directory, confined as `sandbox_file.source`. Drift in any entry (content, mode, group, a " +
+			"deleted entry, a file added to a `local_dir` copy) shows in the next plan as an update that restores it. " +
+			"Destroy removes only what the manifest wrote. Import is not supported: the manifest is configuration, which " +
+			"cannot be recovered from the files in a workspace.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "Random identifier of this application of the manifest.",
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"workspace_id": schema.StringAttribute{
+				Required:            true,
+				MarkdownDescription: "`id` of the `sandbox_workspace` to apply the manifest to. Changing it replaces the resource.",
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"manifest_json": schema.StringAttribute{
+				Required: true,
+				MarkdownDescription: "The manifest as seed JSON, e.g. `file(\"manifest.json\")`. Validated at plan time as the seed " +
+					"validates it (`Unknown artifact type ...`, `Field required`, `Input should be 1`, ... with the field's " +
+					"location), then every entry path, nested `dir` children included, with the seed's path rules " +
+					"(`manifest path must be relative: <rel>`, `manifest path must not escape root: <rel>`). Also refused: " +
+					"entry types other than dir, file, local_file and local_dir; the same path twice; a file at the root; " +
+					"an entry inside a `local_dir` copy. Host sources are read and hashed at plan time.",
+				Validators: []validator.String{manifestJSONValidator{}},
+			},
+			"entries": schema.MapNestedAttribute{
+				Computed: true,
+				MarkdownDescription: "Per entry path (nested children under their joined path): `type`; `sha256`, the hex " +
+					"SHA-256 of a `file`'s content or of a `local_file`'s source (the seed's checksum record), the tree digest " +
+					"of a `local_dir` copy (as `sandbox_local_dir.source_sha256`), null for directories; `permissions`, the " +
+					"mode as four octal digits; `group` when the entry sets one. Known at plan time; refreshed from the " +
+					"workspace, so drift shows as a difference.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"type":        schema.StringAttribute{Computed: true, MarkdownDescription: "The entry's seed type."},
+					"sha256":      schema.StringAttribute{Computed: true, MarkdownDescription: "Content or tree digest; null for directories."},
+					"permissions": schema.StringAttribute{Computed: true, MarkdownDescription: "Mode, e.g. `0755`; null when the entry is missing."},
+					"group":       schema.StringAttribute{Computed: true, MarkdownDescription: "Group name, when the entry sets one."},
+				}},
+			},
+			"files": schema.MapAttribute{
+				Computed: true, ElementType: types.StringType,
+				MarkdownDescription: "Every file the manifest writes (`file` and `local_file` entries and the files of " +
+					"`local_dir` copies), workspace-relative path to hex SHA-256.",
+			},
+		},
+	}
+}
+
+func (r *manifestResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.eng = engineFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+// planned reads the host sources and returns the plan and its result.
+func (r *manifestResource) planned(ctx context.Context, manifestJSON string) (*workspace.ManifestPlan, workspace.ManifestResult, error) {
+	man, _, err := parseManifest(manifestJSON)
+	if err != nil {
+		return nil, workspace.ManifestResult{}, err
+	}
+	plan, err := r.eng.PlanManifest(ctx, man)
+	if err != nil {
+		return nil, workspace.ManifestResult{}, err
+	}
+	return plan, plan.Expected(), nil
+}
+
+func (r *manifestResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() || r.eng == nil {
+		return
+	}
+	var m manifestResourceModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() || m.ManifestJSON.IsUnknown() {
+		return
+	}
+	_, expected, err := r.planned(ctx, m.ManifestJSON.ValueString())
+	if err != nil {
+		addEngineAttributeError(&resp.Diagnostics, path.Root("manifest_json"), "Cannot plan the manifest", err)
+		return
+	}
+	resp.Diagnostics.Append(m.setResult(expected)...)
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &m)...)
+}
+
+// apply plans again from the host, refuses host sources changed since the
+// plan, and applies.
+func (r *manifestResource) apply(ctx context.Context, m *manifestResourceModel) (*workspace.ManifestPlan, error) {
+	plan, expected, err := r.planned(ctx, m.ManifestJSON.ValueString())
+	if err != nil {
+		return nil, err
+	}
+	if !m.Files.IsUnknown() && !m.Entries.IsUnknown() {
+		var want manifestResourceModel
+		if d := want.setResult(expected); !d.HasError() && (!want.Files.Equal(m.Files) || !want.Entries.Equal(m.Entries)) {
+			return nil, errHostChangedSincePlan
+		}
+	}
+	if _, err := r.eng.ApplyManifest(ctx, m.WorkspaceID.ValueString(), plan); err != nil {
+		return nil, err
+	}
+	return plan, nil
+}
+
+var errHostChangedSincePlan = &planError{"a host source of the manifest changed between plan and apply; run terraform plan again"}
+
+type planError struct{ msg string }
+
+func (e *planError) Error() string { return e.msg }
+
+func (r *manifestResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var m manifestResourceModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	plan, err := r.apply(ctx, &m)
+	if err != nil {
+		addEngineError(&resp.Diagnostics, "Applying the manifest failed", err)
+		return
+	}
+	m.ID = types.StringValue(uuid.NewString())
+	resp.Diagnostics.Append(m.setResult(plan.Expected())...)
+	resp.Diagnostics.Append(recordWritten(ctx, resp.Private, m.Files)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+func (r *manifestResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var m manifestResourceModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	_, plan, err := parseManifest(m.ManifestJSON.ValueString())
+	if err != nil {
+		addEngineError(&resp.Diagnostics, "Invalid manifest in state", err)
+		return
+	}
+	observed, err := r.eng.ReadManifest(ctx, m.WorkspaceID.ValueString(), plan)
+	if workspaceGone(err) {
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if err != nil {
+		addEngineError(&resp.Diagnostics, "Reading the manifest's entries failed", err)
+		return
+	}
+	resp.Diagnostics.Append(m.setResult(observed)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+func (r *manifestResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var m, prior manifestResourceModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	plan, err := r.apply(ctx, &m)
+	if err != nil {
+		addEngineError(&resp.Diagnostics, "Applying the manifest failed", err)
+		return
+	}
+	expected := plan.Expected()
+	// Remove what the previous manifest wrote and this one does not.
+	var staleFiles []string
+	oldFiles, _ := r.written(ctx, req.Private, &prior)
+	for _, f := range oldFiles {
+		if _, keep := expected.Files[f]; !keep {
+			staleFiles = append(staleFiles, f)
+		}
+	}
+	var staleEntries []workspace.PlannedEntry
+	if _, old, err := parseManifest(prior.ManifestJSON.ValueString()); err == nil {
+		for _, pe := range old.Entries {
+			if _, keep := expected.Entries[pe.Path]; !keep {
+				staleEntries = append(staleEntries, pe)
+			}
+		}
+	}
+	warnings, err := r.eng.RemoveManifest(ctx, m.WorkspaceID.ValueString(), staleEntries, staleFiles)
+	if err != nil {
+		addEngineError(&resp.Diagnostics, "Removing entries the manifest no longer has failed", err)
+		return
+	}
+	for _, w := range warnings {
+		resp.Diagnostics.AddWarning("Directory left in place", w)
+	}
+	resp.Diagnostics.Append(m.setResult(expected)...)
+	resp.Diagnostics.Append(recordWritten(ctx, resp.Private, m.Files)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// written returns the files recorded at the last apply (private state, so
+// files others added to a local_dir copy are never removed), or the files
+// in state when no record exists.
+func (r *manifestResource) written(ctx context.Context, p privateGetter, m *manifestResourceModel) ([]string, diag.Diagnostics) {
+	b, diags := p.GetKey(ctx, writtenKey)
+	var names []string
+	if len(b) > 0 && json.Unmarshal(b, &names) == nil {
+		return names, diags
+	}
+	files, d := m.resultFiles(ctx)
+	return files, append(diags, d...)
+}
+
+func (r *manifestResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var m manifestResourceModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	_, plan, err := parseManifest(m.ManifestJSON.ValueString())
+	if err != nil {
+		addEngineError(&resp.Diagnostics, "Invalid manifest in state", err)
+		return
+	}
+	files, d := r.written(ctx, req.Private, &m)
+	resp.Diagnostics.Append(d...)
+	warnings, err := r.eng.RemoveManifest(ctx, m.WorkspaceID.ValueString(), plan.Entries, files)
+	if err != nil {
+		addEngineError(&resp.Diagnostics, "Removing the manifest's entries failed", err)
+		return
+	}
+	for _, w := range warnings {
+		resp.Diagnostics.AddWarning("Directory left in place", w)
+	}
+}
+
+// privateGetter is the read side of a resource's private state.
+type privateGetter interface {
+	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
+}

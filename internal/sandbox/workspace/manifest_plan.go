@@ -1,0 +1,190 @@
+package workspace
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+)
+
+// ManifestEntryTypes are the entry types ApplyManifest materialises, sorted.
+// git_repo and the mount types need their own resources for now.
+var ManifestEntryTypes = []string{"dir", "file", "local_dir", "local_file"}
+
+// UnsupportedEntryError is a manifest entry whose type the provider does not
+// apply from a manifest (yet).
+type UnsupportedEntryError struct {
+	Path, Type string
+}
+
+// Error names the entry, its type and the types that are applied.
+func (e *UnsupportedEntryError) Error() string {
+	return fmt.Sprintf("entry %q has type `%s`, which sandbox_manifest does not apply yet: declare it with its own "+
+		"resource until it is supported. sandbox_manifest applies: %s", e.Path, e.Type, strings.Join(ManifestEntryTypes, ", "))
+}
+
+// PlannedEntry is one manifest entry, at its validated workspace-relative
+// path, with what applying it will produce.
+type PlannedEntry struct {
+	Path  string
+	Entry *sandbox.Entry
+	// SHA256 is the content digest of a file or local_file, or the tree
+	// digest of a local_dir with a src; "" for the others.
+	SHA256 string
+	// Tree is the host tree of a local_dir with a src (nil otherwise).
+	Tree *TreeSummary
+}
+
+// Meta returns the metadata the seed applies after materialising the
+// entry: chgrp to its group (when set), then chmod to its permission bits.
+func (p PlannedEntry) Meta() Meta {
+	m := Meta{Perm: p.Entry.Permissions.Perm()}
+	if p.Entry.Group != nil {
+		m.Group = p.Entry.Group.Name
+	}
+	return m
+}
+
+// Source returns the host source of a local_file or local_dir ("" when
+// none).
+func (p PlannedEntry) Source() string {
+	s, _ := p.Entry.StringField("src")
+	return s
+}
+
+// ManifestPlan is a checked manifest: its entries in the seed's walk order
+// (depth-first, parents before children).
+type ManifestPlan struct {
+	Entries []PlannedEntry
+}
+
+// CheckManifest validates a manifest without touching the host or a
+// workspace: every entry path, nested Dir children included, with the
+// seed's rules and messages (sandbox.Entries.ValidatedEntries); entry types
+// this provider applies (UnsupportedEntryError otherwise); no path given
+// twice; no file or local_file at the workspace root; no entry inside a
+// local_dir copy (the copy would remove it). The plan it returns carries no
+// digests; see PlanManifest.
+func CheckManifest(m *sandbox.Manifest) (*ManifestPlan, error) {
+	list, err := m.Entries.ValidatedEntries()
+	if err != nil {
+		return nil, err
+	}
+	plan := &ManifestPlan{}
+	seen := map[string]bool{}
+	var copies []string
+	for _, ep := range list {
+		t := ep.Entry.Type
+		if !contains(ManifestEntryTypes, t) {
+			return nil, &UnsupportedEntryError{Path: ep.Path, Type: t}
+		}
+		if seen[ep.Path] {
+			return nil, fmt.Errorf("entry path %q is given twice (the seed would apply both, the second overwriting the first); keep one", ep.Path)
+		}
+		seen[ep.Path] = true
+		if ep.Path == "." && (t == "file" || t == "local_file") {
+			return nil, fmt.Errorf("entry path %q names the workspace root itself; a %s needs a path below it", ep.Path, t)
+		}
+		if _, ok := ep.Entry.StringField("src"); ok && t == "local_dir" {
+			copies = append(copies, ep.Path)
+		}
+		plan.Entries = append(plan.Entries, PlannedEntry{Path: ep.Path, Entry: ep.Entry})
+	}
+	for _, c := range copies {
+		for _, pe := range plan.Entries {
+			if pe.Path != c && (c == "." || strings.HasPrefix(pe.Path, c+"/")) {
+				return nil, fmt.Errorf("entry %q lies inside local_dir entry %q, whose copy holds exactly its source's files; "+
+					"put it in the source directory or elsewhere", pe.Path, c)
+			}
+		}
+	}
+	return plan, nil
+}
+
+// PlanManifest is CheckManifest plus what applying will produce, read from
+// the host now (plan time): the SHA-256 of every file's content, of every
+// local_file source and the tree of every local_dir source, confined and
+// read with the seed's LocalFile/LocalDir rules against the provider's
+// working directory and extra_path_grants (HostSources). The manifest's own
+// extra_path_grants do not widen what may be read.
+func (e *Engine) PlanManifest(ctx context.Context, m *sandbox.Manifest) (*ManifestPlan, error) {
+	plan, err := CheckManifest(m)
+	if err != nil {
+		return nil, err
+	}
+	host := e.HostSources()
+	for i := range plan.Entries {
+		pe := &plan.Entries[i]
+		switch pe.Entry.Type {
+		case "file":
+			content, _ := pe.Entry.StringField("content")
+			pe.SHA256 = sandbox.DigestBytes([]byte(content)).SHA256
+		case "local_file":
+			_, d, err := host.DigestFile(ctx, pe.Source())
+			if err != nil {
+				return nil, fmt.Errorf("entry %q: %w", pe.Path, err)
+			}
+			pe.SHA256 = d.SHA256
+		case "local_dir":
+			if pe.Source() == "" {
+				continue
+			}
+			tree, err := host.ScanDir(ctx, pe.Source())
+			if err != nil {
+				return nil, fmt.Errorf("entry %q: %w", pe.Path, err)
+			}
+			s := SummarizeTree(tree)
+			pe.Tree, pe.SHA256 = &s, s.SHA256
+		}
+	}
+	return plan, nil
+}
+
+// EntryResult is what one manifest entry amounts to in a workspace.
+type EntryResult struct {
+	Type string
+	// SHA256 as PlannedEntry.SHA256 ("" for directories and for an entry
+	// that is missing or not what it should be).
+	SHA256 string
+	// Permissions is the mode as four octal digits ("0755"), "" when the
+	// entry is missing.
+	Permissions string
+	// Group is the group name when the entry sets one.
+	Group string
+}
+
+// ManifestResult is a manifest's footprint: Entries by path and Files, the
+// workspace-relative path and SHA-256 of every file it writes (file and
+// local_file entries and the files of local_dir copies).
+type ManifestResult struct {
+	Entries map[string]EntryResult
+	Files   map[string]string
+}
+
+// Expected returns the result applying the plan will produce.
+func (p *ManifestPlan) Expected() ManifestResult {
+	r := ManifestResult{Entries: map[string]EntryResult{}, Files: map[string]string{}}
+	for _, pe := range p.Entries {
+		res := EntryResult{Type: pe.Entry.Type, SHA256: pe.SHA256, Permissions: pe.Entry.Permissions.ChmodArg()}
+		if pe.Entry.Group != nil {
+			res.Group = pe.Entry.Group.Name
+		}
+		r.Entries[pe.Path] = res
+		switch {
+		case pe.Entry.Type == "file" || pe.Entry.Type == "local_file":
+			r.Files[pe.Path] = pe.SHA256
+		case pe.Tree != nil:
+			for rel, sum := range pe.Tree.Files {
+				r.Files[joinRel(pe.Path, rel)] = sum
+			}
+		}
+	}
+	return r
+}
+
+func contains(list []string, s string) bool {
+	i := sort.SearchStrings(list, s)
+	return i < len(list) && list[i] == s
+}
