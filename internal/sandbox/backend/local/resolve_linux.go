@@ -177,12 +177,6 @@ func mkdirAll(op string, rootfd int, rel string, perm uint32) (int, error) {
 	if err != nil {
 		return -1, err
 	}
-	var created []int
-	defer func() {
-		for _, fd := range created {
-			unix.Close(fd)
-		}
-	}()
 	done := ""
 	for _, name := range strings.Split(rel, "/") {
 		if name == "" || name == "." {
@@ -209,18 +203,13 @@ func mkdirAll(op string, rootfd int, rel string, perm uint32) (int, error) {
 		}
 		cur = fd
 		if isNew {
-			dup, derr := unix.Dup(fd)
-			if derr != nil {
+			// Set the mode at once, not after the walk: a concurrent
+			// operation may chmod this directory as soon as it exists
+			// (a sandbox_dir declared for it), and must have the last word.
+			if err := chmodFd(fd, perm); err != nil {
 				unix.Close(cur)
-				return -1, derr
+				return -1, fmt.Errorf("%s %s: chmod: %w", op, done, err)
 			}
-			created = append(created, dup)
-		}
-	}
-	for _, fd := range created {
-		if err := chmodFd(fd, perm); err != nil {
-			unix.Close(cur)
-			return -1, fmt.Errorf("%s %s: chmod: %w", op, rel, err)
 		}
 	}
 	return cur, nil
