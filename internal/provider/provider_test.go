@@ -2,7 +2,9 @@ package provider
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -20,9 +22,11 @@ var protoV6Factories = map[string]func() (tfprotov6.ProviderServer, error){
 	"sandbox": providerserver.NewProtocol6WithError(New("test")()),
 }
 
-// writeOnlyVersions skips nothing: write-only attributes need Terraform
-// 1.11, which the suite requires anyway.
-var requireTF111 = []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_11_0)}
+// requireTF111 fails, never skips, a test run by a CLI older than 1.11, the
+// first Terraform and the first OpenTofu with write-only attributes. OpenTofu
+// reports its own version to the test framework (1.12.6 is OpenTofu 1.12.6),
+// so one threshold serves both.
+var requireTF111 = []tfversion.TerraformVersionCheck{tfversion.RequireAbove(tfversion.Version1_11_0)}
 
 // testEnv is one test's base directory for workspaces and host sources.
 type testEnv struct {
@@ -131,6 +135,15 @@ func TestMain(m *testing.M) {
 	// The suite checks modes set explicitly by the provider; a restrictive
 	// umask proves the umask never decides them.
 	syscall.Umask(0o077)
+	// The tests need no CLI configuration. One named by TF_CLI_CONFIG_FILE
+	// that does not exist only earns a warning on every command, but OpenTofu
+	// prints it on stdout, where it breaks the test framework's reading of
+	// `tofu version`.
+	if p := os.Getenv("TF_CLI_CONFIG_FILE"); p != "" {
+		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+			os.Unsetenv("TF_CLI_CONFIG_FILE")
+		}
+	}
 	os.Exit(m.Run())
 }
 
