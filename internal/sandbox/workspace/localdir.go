@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path"
 	"sort"
 	"strings"
@@ -139,7 +140,13 @@ func (e *Engine) SyncLocalDir(ctx context.Context, id, rel, src string, m Meta, 
 	return tree, w.AbsPath(rel), nil
 }
 
+// copyTreeFiles copies the files todo of the host tree into rel: as one
+// stream when the backend is a backend.BatchWriter (a container), else
+// LocalDirFiles files at a time.
 func copyTreeFiles(ctx context.Context, b backend.Backend, host sandbox.HostSourcePolicy, tree sandbox.TreeDigest, rel string, todo []sandbox.TreeFile) error {
+	if bw, ok := b.(backend.BatchWriter); ok && len(todo) > 0 {
+		return copyTreeBatch(ctx, bw, host, tree, rel, todo)
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
@@ -184,6 +191,23 @@ func copyOne(ctx context.Context, b backend.Backend, host sandbox.HostSourcePoli
 	_, err = b.WriteFile(ctx, joinRel(rel, f.Rel), src, f.Perm, f.SHA256)
 	if errors.Is(err, backend.ErrContentChanged) {
 		return fmt.Errorf("host file %s changed while it was being copied; run terraform plan again: %w", path.Join(tree.Root, f.Rel), err)
+	}
+	return err
+}
+
+// copyTreeBatch streams todo to a BatchWriter; each host file is reopened
+// by the pinned walk when its turn in the stream comes.
+func copyTreeBatch(ctx context.Context, bw backend.BatchWriter, host sandbox.HostSourcePolicy, tree sandbox.TreeDigest, rel string, todo []sandbox.TreeFile) error {
+	files := make([]backend.BatchFile, 0, len(todo))
+	for _, f := range todo {
+		files = append(files, backend.BatchFile{
+			Rel: joinRel(rel, f.Rel), Size: f.Size, Perm: f.Perm, SHA256: f.SHA256,
+			Open: func(ctx context.Context) (io.ReadCloser, error) { return host.OpenTreeFile(ctx, tree, f.Rel) },
+		})
+	}
+	_, err := bw.WriteFiles(ctx, files)
+	if errors.Is(err, backend.ErrContentChanged) {
+		return fmt.Errorf("a host file below %s changed while it was being copied; run terraform plan again: %w", tree.Root, err)
 	}
 	return err
 }
