@@ -99,3 +99,30 @@ func (e *Engine) Endpoints(ctx context.Context, w *Workspace, ports []int) ([]sa
 	}
 	return out, nil
 }
+
+// DockerHostConfig says how to reach the Docker daemon (see
+// docker.HostConfig); the provider fills it from its block.
+type DockerHostConfig = docker.HostConfig
+
+// CheckDockerHost validates a daemon configuration without contacting the
+// daemon: the host URL's form and the TLS material (a CA is required).
+func CheckDockerHost(c DockerHostConfig) error { return c.Check() }
+
+// DockerInfo is what the daemon reports of a workspace container, for
+// import: the image it runs, its network mode ("" for the default), the
+// labels it was given (without the provider's own) and whether it has the
+// FUSE grant.
+type DockerInfo = docker.Info
+
+// DescribeDocker reads DockerInfo of a docker workspace.
+func (e *Engine) DescribeDocker(ctx context.Context, w *Workspace) (DockerInfo, error) {
+	b, ok := w.Backend.(*docker.Backend)
+	if !ok {
+		return DockerInfo{}, fmt.Errorf("workspace %s is not a docker workspace", w.ID)
+	}
+	return b.Describe(ctx)
+}
+
+// NetworkNoneMessage is the seed's refusal of exposed ports on a container
+// without a network (SPEC §6.2).
+const NetworkNoneMessage = docker.NetworkNoneMessage

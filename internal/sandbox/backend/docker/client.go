@@ -170,3 +170,10 @@ func NewClient(c HostConfig) (*client.Client, error) {
 	}
 	return cli, nil
 }
+
+// Check validates c with the environment applied, without contacting the
+// daemon: the host's form and the TLS material.
+func (c HostConfig) Check() error {
+	_, err := c.resolve()
+	return err
+}
