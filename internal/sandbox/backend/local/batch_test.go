@@ -97,3 +97,33 @@ func TestEnsureRoot(t *testing.T) {
 		t.Fatal("a symlink root was accepted")
 	}
 }
+
+// Small files staged by the workers and large ones streamed in order land
+// with their content, in order of the results.
+func TestWriteBatch_mixedSizes(t *testing.T) {
+	b := newWorkspace(t)
+	var list []BatchItem
+	want := map[string]int{}
+	for i := 0; i < 40; i++ {
+		size := i * 7
+		if i%10 == 3 {
+			size = chunkSize + 12345
+		}
+		rel := filepath.Join("d", string(rune('a'+i%5)), strings.Repeat("f", 1+i%3)+string(rune('0'+i%10))+"-"+string(rune('a'+i/10)))
+		want[rel] = size
+		list = append(list, BatchItem{Rel: rel, Perm: 0o644, R: strings.NewReader(strings.Repeat("x", size))})
+	}
+	res, err := b.WriteBatch(bg, items(list...))
+	if err != nil || len(res) != len(list) {
+		t.Fatalf("%d results, %v", len(res), err)
+	}
+	for i, it := range list {
+		if res[i].Size != int64(want[it.Rel]) {
+			t.Fatalf("result %d: size %d, want %d", i, res[i].Size, want[it.Rel])
+		}
+		fi, err := os.Stat(filepath.Join(b.Root(), it.Rel))
+		if err != nil || fi.Size() != int64(want[it.Rel]) {
+			t.Fatalf("%s: %v %v", it.Rel, fi, err)
+		}
+	}
+}
