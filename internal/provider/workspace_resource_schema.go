@@ -82,7 +82,7 @@ func (r *workspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 			},
 			"users": schema.ListNestedAttribute{
 				Optional: true,
-				MarkdownDescription: "Users to provision (the seed's manifest `users`; SPEC §4.1): on the docker backend each " +
+				MarkdownDescription: "Users to provision (the seed's manifest `users`): on the docker backend each " +
 					"becomes `useradd -U -M -s /usr/sbin/nologin <name>` (or BusyBox `adduser -D -H -s /sbin/nologin <name>` in " +
 					"images that have only BusyBox's tools), run as root when the container is created; a failing command fails " +
 					"the apply with the seed's `ExecNonZeroError` message. The local backend refuses users at plan time with the " +
@@ -147,7 +147,7 @@ func (r *workspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 func dockerBlockSchema() schema.SingleNestedBlock {
 	return schema.SingleNestedBlock{
 		MarkdownDescription: "Selects the docker backend: the workspace is a directory inside a container, created as the " +
-			"seed's Docker backend does (SPEC §6.2): entrypoint `tail -f /dev/null` to keep it running, the workspace's " +
+			"seed's Docker backend does: entrypoint `tail -f /dev/null` to keep it running, the workspace's " +
 			"`environment`, its `exposed_ports` published on 127.0.0.1, and labels `sandbox.workspace_id` and `sandbox.root` " +
 			"besides `labels`. The daemon comes from the provider's `docker_host` settings. Every file operation runs inside " +
 			"the container through a small helper copied to `/.sandbox-fs-helper/`, which never follows a symlink planted in " +
