@@ -3,6 +3,8 @@ package provider
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"testing"
 
@@ -95,6 +97,20 @@ func TestAccDockerWorkspace_lifecycle(t *testing.T) {
 			},
 			{ResourceName: "sandbox_workspace.ws", ImportState: true, ImportStateVerify: true,
 				ImportStateVerifyIgnore: []string{"keep_on_destroy", "environment", "users", "groups", "exposed_ports", "endpoints", "docker.pull_policy"}},
+			{
+				// Import on a machine without the registry record: the
+				// container is found by its sandbox.workspace_id label.
+				PreConfig: func() {
+					recs, err := filepath.Glob(filepath.Join(env.base, ".workspaces", "*.json"))
+					must(t, err)
+					if len(recs) != 1 {
+						t.Fatalf("registry records: %v", recs)
+					}
+					must(t, os.Remove(recs[0]))
+				},
+				ResourceName: "sandbox_workspace.ws", ImportState: true, ImportStateVerify: true,
+				ImportStateVerifyIgnore: []string{"keep_on_destroy", "environment", "users", "groups", "exposed_ports", "endpoints", "docker.pull_policy"},
+			},
 			{ResourceName: "sandbox_file.hello", ImportState: true, ImportStateVerify: true,
 				ImportStateVerifyIgnore: []string{"content", "permissions", "group", "content_md5", "content_sha1", "content_base64sha256", "content_sha512", "content_base64sha512"}},
 			{ResourceName: "sandbox_dir.data", ImportState: true, ImportStateVerify: true, ImportStateVerifyIgnore: []string{"permissions", "group"}},
