@@ -86,8 +86,9 @@ type Daemon struct {
 	cli  *client.Client
 	err  error
 
-	mu      sync.Mutex
-	helpers map[string]string // container id -> helper path known installed
+	mu        sync.Mutex
+	helpers   map[string]string // container id -> helper path known installed
+	installMu sync.Mutex        // serialises helper checks and installs
 }
 
 // NewDaemon returns a Daemon for cfg; nothing is contacted until used.

@@ -97,6 +97,16 @@ func (d *Daemon) ensureHelper(ctx context.Context, containerID string) (string, 
 	if ok {
 		return p, nil
 	}
+	// One check (and install) at a time, so that concurrent first uses in
+	// a new process never copy the binary over one that is running.
+	d.installMu.Lock()
+	defer d.installMu.Unlock()
+	d.mu.Lock()
+	p, ok = d.helpers[containerID]
+	d.mu.Unlock()
+	if ok {
+		return p, nil
+	}
 	h, err := findHelper()
 	if err != nil {
 		return "", err

@@ -59,6 +59,9 @@ func Require(t testing.TB) *docker.Daemon {
 	return daemon
 }
 
+// Daemon returns the daemon Require found (Require must have succeeded).
+func Daemon() *docker.Daemon { return daemon }
+
 // Client returns a raw API client for checks a test makes behind the
 // provider's back (Require must have succeeded).
 func Client() *client.Client { return rawCli }
