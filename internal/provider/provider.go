@@ -45,6 +45,11 @@ func New(version string) func() provider.Provider {
 type providerModel struct {
 	LocalBaseDir    types.String `tfsdk:"local_base_dir"`
 	ExtraPathGrants []grantModel `tfsdk:"extra_path_grants"`
+	DockerHost      types.String `tfsdk:"docker_host"`
+	DockerCertPath  types.String `tfsdk:"docker_cert_path"`
+	DockerCAPEM     types.String `tfsdk:"docker_ca_pem"`
+	DockerCertPEM   types.String `tfsdk:"docker_cert_pem"`
+	DockerKeyPEM    types.String `tfsdk:"docker_key_pem"`
 }
 
 type grantModel struct {
@@ -69,6 +74,34 @@ func (p *sandboxProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 				MarkdownDescription: "Directory that holds default local workspace roots (`<local_base_dir>/<id>`) and the workspace " +
 					"registry (`<local_base_dir>/.workspaces/`). Relative paths are relative to Terraform's working directory. " +
 					"Default `" + DefaultLocalBaseDir + "`.",
+			},
+			"docker_host": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "Docker daemon for `docker {}` workspaces: `unix:///path`, `tcp://host:port` or " +
+					"`ssh://[user@]host[:port]` (which runs `ssh ... docker system dial-stdio` with your ssh configuration). " +
+					"Default `$DOCKER_HOST`, else `unix:///var/run/docker.sock`. The daemon is contacted only when a docker " +
+					"workspace is used.",
+			},
+			"docker_cert_path": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "Directory with `ca.pem`, `cert.pem` and `key.pem` for a `tcp://` daemon, as the docker " +
+					"CLI's `DOCKER_CERT_PATH` (the default; with only `DOCKER_TLS_VERIFY` set, `~/.docker`). The daemon's " +
+					"certificate is always verified: material without `ca.pem` is an error, never a silent skip of verification.",
+			},
+			"docker_ca_pem": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "PEM CA certificate verifying a `tcp://` daemon; with `docker_cert_pem` and `docker_key_pem` " +
+					"it replaces `docker_cert_path`. Required whenever client material is given.",
+			},
+			"docker_cert_pem": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "PEM client certificate for a `tcp://` daemon (goes with `docker_key_pem`).",
+			},
+			"docker_key_pem": schema.StringAttribute{
+				Optional:  true,
+				Sensitive: true,
+				MarkdownDescription: "PEM private key of `docker_cert_pem`. Sensitive: never shown in plans or logs " +
+					"(provider configuration is never stored in state).",
 			},
 			"extra_path_grants": schema.ListNestedAttribute{
 				Optional: true,
@@ -138,7 +171,20 @@ func (p *sandboxProvider) Configure(ctx context.Context, req provider.ConfigureR
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	eng := workspace.New(workspace.Config{LocalBaseDir: filepath.Clean(base), WorkingDir: wd, Grants: grants})
+	dockerCfg := workspace.DockerHostConfig{
+		Host: cfg.DockerHost.ValueString(), CertPath: cfg.DockerCertPath.ValueString(),
+		CAPEM: cfg.DockerCAPEM.ValueString(), CertPEM: cfg.DockerCertPEM.ValueString(), KeyPEM: cfg.DockerKeyPEM.ValueString(),
+	}
+	if dockerCfg != (workspace.DockerHostConfig{}) {
+		// Only settings made in this block are checked here; the
+		// environment's are checked when a docker workspace is used, so a
+		// broken DOCKER_* variable never fails a configuration without one.
+		if err := workspace.CheckDockerHost(dockerCfg); err != nil {
+			resp.Diagnostics.AddAttributeError(dockerErrorPath(dockerCfg), "Invalid Docker daemon settings", err.Error())
+			return
+		}
+	}
+	eng := workspace.New(workspace.Config{LocalBaseDir: filepath.Clean(base), WorkingDir: wd, Grants: grants, Docker: dockerCfg})
 	resp.ResourceData = eng
 	resp.DataSourceData = eng
 }
@@ -190,4 +236,15 @@ func grantErrorPath(i int, err error) path.Path {
 		return p.AtName("host_path")
 	}
 	return p.AtName("path")
+}
+
+// dockerErrorPath picks the attribute a Docker settings error belongs to.
+func dockerErrorPath(c workspace.DockerHostConfig) path.Path {
+	switch {
+	case c.CAPEM != "" || c.CertPEM != "" || c.KeyPEM != "":
+		return path.Root("docker_ca_pem")
+	case c.CertPath != "":
+		return path.Root("docker_cert_path")
+	}
+	return path.Root("docker_host")
 }

@@ -6,20 +6,13 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
 )
 
@@ -44,7 +37,9 @@ type workspaceResource struct {
 type workspaceModel struct {
 	ID            types.String `tfsdk:"id"`
 	Root          types.String `tfsdk:"root"`
+	ContainerID   types.String `tfsdk:"container_id"`
 	Local         types.Object `tfsdk:"local"`
+	Docker        types.Object `tfsdk:"docker"`
 	KeepOnDestroy types.Bool   `tfsdk:"keep_on_destroy"`
 	Environment   types.Map    `tfsdk:"environment"`
 	Users         types.List   `tfsdk:"users"`
@@ -64,96 +59,6 @@ func (r *workspaceResource) Metadata(_ context.Context, req resource.MetadataReq
 	resp.TypeName = req.ProviderTypeName + "_workspace"
 }
 
-func (r *workspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	userAttrs := map[string]schema.Attribute{
-		"name": schema.StringAttribute{Required: true, MarkdownDescription: "User name (the seed's `User.name`)."},
-	}
-	resp.Schema = schema.Schema{
-		MarkdownDescription: "A sandbox workspace: a root directory that entries (`sandbox_dir`, `sandbox_file`, " +
-			"`sandbox_local_dir`, ...) fill. The `local {}` block selects the local backend: a host directory. `id` is new on " +
-			"every creation, so entries are replaced with their workspace. A workspace whose directory vanished is planned " +
-			"for re-creation. Import ID: the workspace `id`, or the absolute root directory of an existing local workspace " +
-			"(never `/`, a directory holding Terraform's working directory or the provider's `local_base_dir`, or one " +
-			"overlapping another workspace). An imported workspace is kept on destroy until an apply records " +
-			"`keep_on_destroy` from the configuration.",
-		Attributes: map[string]schema.Attribute{
-			"id": schema.StringAttribute{
-				Computed:            true,
-				MarkdownDescription: "Workspace id, a UUID generated at creation.",
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
-			"root": schema.StringAttribute{
-				Optional: true,
-				Computed: true,
-				MarkdownDescription: "Absolute workspace root. Local backend: the host directory, default `<local_base_dir>/<id>`. " +
-					"Creating a workspace in an existing non-empty directory is refused, so nothing already there is lost. " +
-					"Changing it replaces the workspace.",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace()},
-				Validators:    []validator.String{absolutePathValidator{}},
-			},
-			"keep_on_destroy": schema.BoolAttribute{
-				Optional: true,
-				Computed: true,
-				Default:  booldefault.StaticBool(false),
-				MarkdownDescription: "When `true`, destroy forgets the workspace but leaves its directory and everything in " +
-					"it. Default `false`: destroy removes the directory.",
-			},
-			"environment": schema.MapAttribute{
-				Optional:    true,
-				ElementType: types.StringType,
-				MarkdownDescription: "Environment variables of the workspace (the seed's manifest `environment`), name to " +
-					"value, for commands run in it.",
-			},
-			"users": schema.ListNestedAttribute{
-				Optional: true,
-				MarkdownDescription: "Users to provision (the seed's manifest `users`). Not supported by the local " +
-					"backend, which refuses them at plan time with the seed's message, since provisioning would run on the host.",
-				NestedObject: schema.NestedAttributeObject{Attributes: userAttrs},
-			},
-			"groups": schema.ListNestedAttribute{
-				Optional:            true,
-				MarkdownDescription: "Groups to provision with their members (the seed's manifest `groups`). Not supported by the local backend.",
-				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"name": schema.StringAttribute{Required: true, MarkdownDescription: "Group name."},
-					"users": schema.ListNestedAttribute{
-						Optional:            true,
-						MarkdownDescription: "Members of the group.",
-						NestedObject:        schema.NestedAttributeObject{Attributes: userAttrs},
-					},
-				}},
-			},
-			"exposed_ports": schema.ListAttribute{
-				Optional:    true,
-				ElementType: types.Int64Type,
-				MarkdownDescription: "TCP ports (1-65535) to expose from the workspace; duplicates are dropped, order kept " +
-					"(the seed's `exposed_ports`). Each gets an entry in `endpoints`.",
-				Validators: []validator.List{listvalidator.ValueInt64sAre(int64validator.Between(1, 65535))},
-			},
-			"endpoints": schema.ListNestedAttribute{
-				Computed: true,
-				MarkdownDescription: "One object per exposed port: `port`, `host` (`127.0.0.1` on the local backend), " +
-					"`host_port` (the port reachable on `host`; on the local backend the port itself), `tls` (`false`), " +
-					"`url_http` and `url_ws` (the seed's `ExposedPortEndpoint.url_for`).",
-				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"port":      schema.Int64Attribute{Computed: true, MarkdownDescription: "The exposed port in the workspace."},
-					"host":      schema.StringAttribute{Computed: true, MarkdownDescription: "Host to reach it on."},
-					"host_port": schema.Int64Attribute{Computed: true, MarkdownDescription: "Port to reach it on at `host`."},
-					"tls":       schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the endpoint uses TLS."},
-					"url_http":  schema.StringAttribute{Computed: true, MarkdownDescription: "`http://host:port/` (seed `url_for(\"http\")`)."},
-					"url_ws":    schema.StringAttribute{Computed: true, MarkdownDescription: "`ws://host:port/` (seed `url_for(\"ws\")`)."},
-				}},
-			},
-		},
-		Blocks: map[string]schema.Block{
-			"local": schema.SingleNestedBlock{
-				MarkdownDescription: "Selects the local backend: the workspace is a directory on the machine running " +
-					"Terraform. Written as an empty block, `local {}`.",
-				PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplace()},
-			},
-		},
-	}
-}
-
 func (r *workspaceResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	r.eng = engineFrom(req.ProviderData, &resp.Diagnostics)
 }
@@ -164,11 +69,17 @@ func (r *workspaceResource) ValidateConfig(ctx context.Context, req resource.Val
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if m.Local.IsNull() {
+	switch {
+	case m.Local.IsNull() && m.Docker.IsNull():
 		resp.Diagnostics.AddError("Missing backend block",
-			"sandbox_workspace needs a block selecting its backend: write `local {}` for a directory on this machine.")
-	}
-	if !m.Local.IsNull() {
+			"sandbox_workspace needs a block selecting its backend: write `local {}` for a directory on this machine, "+
+				"or `docker { image = \"...\" }` for a container.")
+	case !m.Local.IsNull() && !m.Docker.IsNull():
+		resp.Diagnostics.AddAttributeError(path.Root("docker"), "Conflicting backend blocks",
+			"a workspace has exactly one backend: write either `local {}` or `docker { ... }`, not both.")
+	case !m.Docker.IsNull():
+		validateDocker(ctx, m, &resp.Diagnostics)
+	default:
 		for _, a := range []string{"users", "groups"} {
 			var v types.List
 			resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root(a), &v)...)
@@ -188,8 +99,8 @@ func (r *workspaceResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	}
 	var plan workspaceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() || plan.Root.IsUnknown() || plan.Root.IsNull() {
-		return
+	if resp.Diagnostics.HasError() || plan.Local.IsNull() || plan.Root.IsUnknown() || plan.Root.IsNull() {
+		return // only a local root is a host directory
 	}
 	if req.State.Raw.IsNull() || !plan.ID.IsUnknown() {
 		var err error
@@ -209,21 +120,33 @@ func (r *workspaceResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	}
 }
 
-func (r *workspaceResource) endpoints(m *workspaceModel) error {
-	var ports []int64
-	if !m.ExposedPorts.IsNull() && !m.ExposedPorts.IsUnknown() {
-		for _, e := range m.ExposedPorts.Elements() {
-			ports = append(ports, e.(types.Int64).ValueInt64())
+// ports returns the configured exposed ports without duplicates, in order.
+func ports(m workspaceModel) []int {
+	var out []int
+	seen := map[int64]bool{}
+	if m.ExposedPorts.IsNull() || m.ExposedPorts.IsUnknown() {
+		return nil
+	}
+	for _, e := range m.ExposedPorts.Elements() {
+		p := e.(types.Int64).ValueInt64()
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, int(p))
 		}
 	}
-	seen := map[int64]bool{}
-	var objs []attr.Value
-	for _, p := range ports {
-		if seen[p] {
-			continue
-		}
-		seen[p] = true
-		ep := sandbox.ExposedPortEndpoint{Host: "127.0.0.1", Port: int(p)}
+	return out
+}
+
+// endpoints sets m.Endpoints from where the workspace's ports are reached
+// (for a docker workspace, as the daemon reports them now).
+func (r *workspaceResource) endpoints(ctx context.Context, w *workspace.Workspace, m *workspaceModel) error {
+	want := ports(*m)
+	eps, err := r.eng.Endpoints(ctx, w, want)
+	if err != nil {
+		return err
+	}
+	objs := make([]attr.Value, 0, len(eps))
+	for i, ep := range eps {
 		httpURL, err := ep.URLFor("http")
 		if err != nil {
 			return err
@@ -233,8 +156,8 @@ func (r *workspaceResource) endpoints(m *workspaceModel) error {
 			return err
 		}
 		objs = append(objs, types.ObjectValueMust(endpointAttrTypes, map[string]attr.Value{
-			"port": types.Int64Value(p), "host": types.StringValue(ep.Host), "host_port": types.Int64Value(p),
-			"tls": types.BoolValue(false), "url_http": types.StringValue(httpURL), "url_ws": types.StringValue(wsURL),
+			"port": types.Int64Value(int64(want[i])), "host": types.StringValue(ep.Host), "host_port": types.Int64Value(int64(ep.Port)),
+			"tls": types.BoolValue(ep.TLS), "url_http": types.StringValue(httpURL), "url_ws": types.StringValue(wsURL),
 		}))
 	}
 	m.Endpoints = types.ListValueMust(types.ObjectType{AttrTypes: endpointAttrTypes}, objs)
@@ -247,19 +170,25 @@ func (r *workspaceResource) Create(ctx context.Context, req resource.CreateReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	env := map[string]string{}
-	resp.Diagnostics.Append(m.Environment.ElementsAs(ctx, &env, false)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	w, err := r.eng.CreateLocal(ctx, workspace.LocalSpec{Root: m.Root.ValueString(), Environment: env})
-	if err != nil {
+	var w *workspace.Workspace
+	var err error
+	if !m.Docker.IsNull() {
+		spec := dockerSpec(ctx, m, &resp.Diagnostics)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+		if w, err = r.eng.CreateDocker(ctx, spec); err != nil {
+			addEngineAttributeError(&resp.Diagnostics, path.Root("docker"), "Creating the container workspace failed", err)
+			return
+		}
+	} else if w, err = r.eng.CreateLocal(ctx, workspace.LocalSpec{Root: m.Root.ValueString(), Environment: localEnv(ctx, m, &resp.Diagnostics)}); err != nil {
 		addEngineAttributeError(&resp.Diagnostics, path.Root("root"), "Creating the workspace failed", err)
 		return
 	}
 	m.ID = types.StringValue(w.ID)
 	m.Root = types.StringValue(w.Root)
-	if err := r.endpoints(&m); err != nil {
+	m.ContainerID = containerID(w)
+	if err := r.endpoints(ctx, w, &m); err != nil {
 		addEngineError(&resp.Diagnostics, "Computing endpoints failed", err)
 		return
 	}
@@ -282,13 +211,22 @@ func (r *workspaceResource) Read(ctx context.Context, req resource.ReadRequest, 
 		return
 	}
 	m.Root = types.StringValue(w.Root)
-	if m.Local.IsNull() && w.Kind == "local" {
+	m.ContainerID = containerID(w)
+	switch {
+	case m.Local.IsNull() && m.Docker.IsNull() && w.ContainerID == "":
 		m.Local = types.ObjectValueMust(map[string]attr.Type{}, map[string]attr.Value{})
+	case m.Docker.IsNull() && w.ContainerID != "":
+		info, err := r.eng.DescribeDocker(ctx, w)
+		if err != nil {
+			addEngineError(&resp.Diagnostics, "Reading the container failed", err)
+			return
+		}
+		m.Docker = dockerObject(info)
 	}
 	if m.Users.IsNull() {
 		m.Users = types.ListNull(types.ObjectType{AttrTypes: userAttrTypes})
 	}
-	if err := r.endpoints(&m); err != nil {
+	if err := r.endpoints(ctx, w, &m); err != nil {
 		addEngineError(&resp.Diagnostics, "Computing endpoints failed", err)
 		return
 	}
@@ -310,7 +248,12 @@ func (r *workspaceResource) Update(ctx context.Context, req resource.UpdateReque
 		addEngineError(&resp.Diagnostics, "Updating the workspace environment failed", err)
 		return
 	}
-	if err := r.endpoints(&m); err != nil {
+	w, err := r.eng.Open(ctx, m.ID.ValueString())
+	if err != nil {
+		addEngineError(&resp.Diagnostics, "Opening the workspace failed", err)
+		return
+	}
+	if err := r.endpoints(ctx, w, &m); err != nil {
 		addEngineError(&resp.Diagnostics, "Computing endpoints failed", err)
 		return
 	}
@@ -330,6 +273,16 @@ func (r *workspaceResource) Delete(ctx context.Context, req resource.DeleteReque
 
 func (r *workspaceResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	id := req.ID
+	if workspace.ValidID(id) {
+		// A docker workspace unknown to the registry is found by its
+		// container's label; anything else is left to Read.
+		if _, err := r.eng.Open(ctx, id); err != nil && workspaceGone(err) {
+			if _, derr := r.eng.AdoptDocker(ctx, id); derr == nil {
+				resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)
+				return
+			}
+		}
+	}
 	if strings.HasPrefix(id, "/") {
 		w, err := r.eng.AdoptLocal(ctx, id)
 		if err != nil {
@@ -366,4 +319,18 @@ func (absolutePathValidator) ValidateString(_ context.Context, req validator.Str
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid workspace root",
 			fmt.Sprintf("root %q must be an absolute, clean path such as \"/srv/sandboxes/agent-1\" (use abspath() for a path relative to the module).", s))
 	}
+}
+
+func containerID(w *workspace.Workspace) types.String {
+	if w.ContainerID == "" {
+		return types.StringNull()
+	}
+	return types.StringValue(w.ContainerID)
+}
+
+// localEnv returns the configured environment of a local workspace.
+func localEnv(ctx context.Context, m workspaceModel, diags *diag.Diagnostics) map[string]string {
+	env := map[string]string{}
+	diags.Append(m.Environment.ElementsAs(ctx, &env, false)...)
+	return env
 }

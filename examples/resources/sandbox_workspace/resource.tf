@@ -15,3 +15,24 @@ resource "sandbox_workspace" "scratch" {
 output "preview_url" {
   value = sandbox_workspace.agent.endpoints[0].url_http
 }
+
+# A container workspace: root defaults to /workspace inside the container,
+# users and groups are provisioned there, and each exposed port is
+# published on 127.0.0.1 with an ephemeral host port (see endpoints).
+resource "sandbox_workspace" "container" {
+  docker {
+    image        = "python:3.12-slim"
+    pull_policy  = "missing" # missing | always | never
+    network_mode = null      # the daemon's default; "none" or a network name
+    labels       = { "com.example.owner" = "evals" }
+    fuse         = false # true adds /dev/fuse, SYS_ADMIN, apparmor:unconfined
+  }
+  environment   = { LANG = "C.UTF-8" }
+  users         = [{ name = "agent" }]
+  groups        = [{ name = "team", users = [{ name = "agent" }] }]
+  exposed_ports = [8080]
+}
+
+output "container_url" {
+  value = sandbox_workspace.container.endpoints[0].url_http
+}

@@ -146,3 +146,30 @@ var ErrExecTimeout = errors.New("command timed out")
 // checksum the caller planned with (a host source edited between plan and
 // apply).
 var ErrContentChanged = errors.New("content changed since plan")
+
+// BatchFile is one file of a BatchWriter.WriteFiles call.
+type BatchFile struct {
+	// Rel is the workspace-relative POSIX path to write.
+	Rel string
+	// Size is the exact number of bytes Open's reader yields; a reader that
+	// yields another number fails the batch (the source changed).
+	Size int64
+	// Perm holds the permission bits the file gets.
+	Perm fs.FileMode
+	// SHA256 is the hex digest the content must have ("" skips the check);
+	// a mismatch fails the batch with an error wrapping ErrContentChanged.
+	SHA256 string
+	// Open returns the content; it is called once, when the file's turn in
+	// the stream comes, and the reader is closed after it.
+	Open func(ctx context.Context) (io.ReadCloser, error)
+}
+
+// BatchWriter is implemented by backends for which one stream of many
+// files is much cheaper than one WriteFile per file (a container, where
+// each call is a round trip to the daemon). WriteFiles writes every file
+// with WriteFile's guarantees (streamed, hashed, atomic per file, exact
+// mode) and returns one WriteResult per file, in order. On error no file of
+// the batch has been renamed into place.
+type BatchWriter interface {
+	WriteFiles(ctx context.Context, files []BatchFile) ([]WriteResult, error)
+}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/docker"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/local"
 )
 
@@ -30,17 +31,22 @@ type Config struct {
 	WorkingDir string
 	// Grants are the provider's extra_path_grants (SPEC §3.6).
 	Grants []sandbox.PathGrant
+	// Docker says how to reach the Docker daemon for docker workspaces;
+	// the daemon is contacted only when one is used.
+	Docker docker.HostConfig
 }
 
 // Engine carries out workspace and entry operations.
 type Engine struct {
 	cfg      Config
 	registry *Registry
+	docker   *docker.Daemon
 }
 
-// New returns an engine for cfg. Nothing is touched on disk.
+// New returns an engine for cfg. Nothing is touched on disk and no daemon
+// is contacted.
 func New(cfg Config) *Engine {
-	return &Engine{cfg: cfg, registry: NewRegistry(cfg.LocalBaseDir)}
+	return &Engine{cfg: cfg, registry: NewRegistry(cfg.LocalBaseDir), docker: docker.NewDaemon(cfg.Docker)}
 }
 
 // Config returns the engine's configuration.
@@ -66,9 +72,15 @@ type LocalSpec struct {
 
 // Workspace is a created or found workspace.
 type Workspace struct {
-	ID      string
-	Kind    string
-	Root    string
+	// ID is the workspace id (a UUID).
+	ID string
+	// Kind is "local" or "docker".
+	Kind string
+	// Root is the absolute root as seen inside the workspace.
+	Root string
+	// ContainerID is the container of a docker workspace, else "".
+	ContainerID string
+	// Backend performs the workspace's operations.
 	Backend backend.Backend
 }
 
@@ -150,8 +162,10 @@ func (e *Engine) Open(ctx context.Context, id string) (*Workspace, error) {
 	}
 	var b backend.Backend
 	switch rec.Kind {
-	case "local":
+	case local.Kind:
 		b = local.New(rec.Root)
+	case docker.Kind:
+		b = e.docker.Open(rec.ContainerID, rec.Root)
 	default:
 		return nil, fmt.Errorf("workspace %s has unsupported backend kind %q", id, rec.Kind)
 	}
@@ -159,10 +173,13 @@ func (e *Engine) Open(ctx context.Context, id string) (*Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
+	if !ok && rec.Kind == docker.Kind {
+		return nil, fmt.Errorf("%w: %s (container %s was removed)", ErrWorkspaceGone, id, rec.ContainerID)
+	}
 	if !ok {
 		return nil, fmt.Errorf("%w: %s (root %s is missing)", ErrWorkspaceGone, id, rec.Root)
 	}
-	return &Workspace{ID: rec.ID, Kind: rec.Kind, Root: rec.Root, Backend: b}, nil
+	return &Workspace{ID: rec.ID, Kind: rec.Kind, Root: rec.Root, ContainerID: rec.ContainerID, Backend: b}, nil
 }
 
 // Destroy removes the workspace with the given id. With keep set the
@@ -178,8 +195,12 @@ func (e *Engine) Destroy(ctx context.Context, id string, keep bool) error {
 	}
 	if !keep {
 		switch rec.Kind {
-		case "local":
+		case local.Kind:
 			if err := local.New(rec.Root).Destroy(ctx); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return err
+			}
+		case docker.Kind:
+			if err := e.docker.Remove(ctx, rec.ContainerID); err != nil {
 				return err
 			}
 		default:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path"
 	"sort"
@@ -130,6 +131,9 @@ func (e *Engine) SyncLocalDir(ctx context.Context, id, rel, src string, m Meta, 
 	if err := e.checkSourceDir(src); err != nil {
 		return TreeSummary{}, "", err
 	}
+	if bw, ok := w.Backend.(backend.BatchWriter); ok {
+		return e.syncBatch(ctx, w, bw, rel, src, m, planned)
+	}
 	if planned == nil || planned.SHA256 == "" {
 		tree, err := host.ScanDir(ctx, src)
 		if err != nil {
@@ -245,4 +249,104 @@ func joinRel(base, rel string) string {
 		return rel
 	}
 	return path.Join(base, rel)
+}
+
+// syncBatch is SyncLocalDir for a backend.BatchWriter (a container, where
+// one stream of many files is far cheaper than a round trip per file): the
+// host tree is hashed and compared with the plan first, then the files that
+// differ go into the workspace as one stream, each checked against its
+// SHA-256 on arrival.
+func (e *Engine) syncBatch(ctx context.Context, w *Workspace, bw backend.BatchWriter, rel, src string, m Meta, planned *TreeSummary) (TreeSummary, string, error) {
+	host := e.HostSources()
+	tree, err := host.ScanDir(ctx, src)
+	if err != nil {
+		return TreeSummary{}, "", err
+	}
+	if planned != nil && planned.SHA256 != "" && planned.SHA256 != tree.SHA256 {
+		return TreeSummary{}, "", fmt.Errorf("host source directory %s changed between plan and apply (%s); run terraform plan again",
+			src, describeChange(planned.Files, SummarizeTree(tree).Files))
+	}
+	if err := w.Backend.MkdirAll(ctx, rel, m.Perm); err != nil {
+		return TreeSummary{}, "", err
+	}
+	existing := map[string]backend.TreeFile{}
+	current, err := w.Backend.WalkFiles(ctx, rel)
+	if err != nil && !errors.Is(err, backend.ErrNotExist) {
+		return TreeSummary{}, "", err
+	}
+	for _, f := range current {
+		existing[f.Rel] = f
+	}
+	var todo []sandbox.TreeFile
+	wanted := make(map[string]bool, len(tree.Files))
+	for _, f := range tree.Files {
+		wanted[f.Rel] = true
+		cur, ok := existing[f.Rel]
+		switch {
+		case !ok || cur.SHA256 != f.SHA256:
+			todo = append(todo, f)
+		case cur.Perm != f.Perm:
+			if err := w.Backend.Chmod(ctx, joinRel(rel, f.Rel), f.Perm); err != nil {
+				return TreeSummary{}, "", err
+			}
+		}
+	}
+	for _, f := range current {
+		if !wanted[f.Rel] {
+			if err := w.Backend.Remove(ctx, joinRel(rel, f.Rel)); err != nil {
+				return TreeSummary{}, "", err
+			}
+		}
+	}
+	if len(todo) > 0 {
+		if err := copyTreeBatch(ctx, bw, host, tree, rel, todo); err != nil {
+			return TreeSummary{}, "", err
+		}
+	}
+	if err := applyMeta(ctx, w.Backend, rel, m); err != nil {
+		return TreeSummary{}, "", err
+	}
+	return SummarizeTree(tree), w.AbsPath(rel), nil
+}
+
+// copyTreeBatch streams todo to a BatchWriter; each host file is reopened
+// by the pinned walk when its turn in the stream comes.
+func copyTreeBatch(ctx context.Context, bw backend.BatchWriter, host sandbox.HostSourcePolicy, tree sandbox.TreeDigest, rel string, todo []sandbox.TreeFile) error {
+	files := make([]backend.BatchFile, 0, len(todo))
+	for _, f := range todo {
+		files = append(files, backend.BatchFile{
+			Rel: joinRel(rel, f.Rel), Size: f.Size, Perm: f.Perm, SHA256: f.SHA256,
+			Open: func(ctx context.Context) (io.ReadCloser, error) { return host.OpenTreeFile(ctx, tree, f.Rel) },
+		})
+	}
+	_, err := bw.WriteFiles(ctx, files)
+	if errors.Is(err, backend.ErrContentChanged) {
+		return fmt.Errorf("a host file below %s changed while it was being copied; run terraform plan again: %w", tree.Root, err)
+	}
+	return err
+}
+
+// describeChange names up to three paths that differ between two trees.
+func describeChange(before, after map[string]string) string {
+	var diffs []string
+	for p, sum := range after {
+		if old, ok := before[p]; !ok {
+			diffs = append(diffs, "added "+p)
+		} else if old != sum {
+			diffs = append(diffs, "changed "+p)
+		}
+	}
+	for p := range before {
+		if _, ok := after[p]; !ok {
+			diffs = append(diffs, "removed "+p)
+		}
+	}
+	sort.Strings(diffs)
+	if len(diffs) > 3 {
+		diffs = append(diffs[:3], fmt.Sprintf("and %d more", len(diffs)-3))
+	}
+	if len(diffs) == 0 {
+		return "contents differ"
+	}
+	return strings.Join(diffs, ", ")
 }

@@ -1,0 +1,57 @@
+# A Docker sandbox workspace for an agent: a python:3.12-slim container with
+# an unprivileged user and group, the app directory copied in, a config
+# file, and a port published on 127.0.0.1. Needs a Docker daemon (the
+# DOCKER_HOST environment, or docker_host below) and pulls the image if the
+# daemon does not have it.
+
+terraform {
+  required_version = ">= 1.11"
+  required_providers {
+    sandbox = {
+      source = "agentsandbox/sandbox"
+    }
+  }
+}
+
+provider "sandbox" {
+  # docker_host = "ssh://builder@build-box.example"  # default: $DOCKER_HOST or the local socket
+}
+
+resource "sandbox_workspace" "agent" {
+  docker {
+    image       = "python:3.12-slim"
+    pull_policy = "missing"
+    labels      = { "com.example.team" = "evals" }
+  }
+  # root defaults to /workspace inside the container.
+  environment   = { LANG = "C.UTF-8", PYTHONUNBUFFERED = "1" }
+  users         = [{ name = "agent" }]
+  groups        = [{ name = "agents", users = [{ name = "agent" }] }]
+  exposed_ports = [8000]
+}
+
+resource "sandbox_local_dir" "app" {
+  workspace_id = sandbox_workspace.agent.id
+  path         = "app"
+  source       = "${path.module}/app"
+  permissions  = "0750"
+  group        = "agents"
+}
+
+resource "sandbox_file" "config" {
+  workspace_id = sandbox_workspace.agent.id
+  path         = "config/app.toml" # outside app/: a local_dir copy owns its directory
+  content      = "port = 8000\n"
+  permissions  = "0640"
+  group        = "agents"
+}
+
+output "container_id" {
+  value = sandbox_workspace.agent.container_id
+}
+
+# Start a server in the container (docker exec ... python -m http.server 8000)
+# and open this URL on the machine running Terraform.
+output "preview_url" {
+  value = sandbox_workspace.agent.endpoints[0].url_http
+}

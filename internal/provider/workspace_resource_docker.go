@@ -1,0 +1,167 @@
+package provider
+
+import (
+	"context"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
+)
+
+// dockerModel is the docker {} block.
+type dockerModel struct {
+	Image       types.String `tfsdk:"image"`
+	PullPolicy  types.String `tfsdk:"pull_policy"`
+	NetworkMode types.String `tfsdk:"network_mode"`
+	Labels      types.Map    `tfsdk:"labels"`
+	FUSE        types.Bool   `tfsdk:"fuse"`
+}
+
+var dockerAttrTypes = map[string]attr.Type{
+	"image": types.StringType, "pull_policy": types.StringType, "network_mode": types.StringType,
+	"labels": types.MapType{ElemType: types.StringType}, "fuse": types.BoolType,
+}
+
+// reservedLabels are set by the provider on every workspace container.
+var reservedLabels = []string{"sandbox.workspace_id", "sandbox.root"}
+
+// dockerConfigured reports whether the configuration has a docker block.
+func dockerConfigured(ctx context.Context, cfg tfsdk.Config) bool {
+	var o types.Object
+	cfg.GetAttribute(ctx, path.Root("docker"), &o)
+	return !o.IsNull()
+}
+
+// validateDocker checks the docker block and the attributes it constrains
+// at plan time, each error on its attribute.
+func validateDocker(ctx context.Context, m workspaceModel, diags *diag.Diagnostics) {
+	var d dockerModel
+	diags.Append(m.Docker.As(ctx, &d, basetypes.ObjectAsOptions{})...)
+	if diags.HasError() {
+		return
+	}
+	if d.Image.IsNull() || (!d.Image.IsUnknown() && strings.TrimSpace(d.Image.ValueString()) == "") {
+		diags.AddAttributeError(path.Root("docker").AtName("image"), "Missing image",
+			"a docker block needs an image, such as image = \"python:3.12-slim\"")
+	}
+	if !d.Labels.IsNull() && !d.Labels.IsUnknown() {
+		for _, k := range reservedLabels {
+			if _, ok := d.Labels.Elements()[k]; ok {
+				diags.AddAttributeError(path.Root("docker").AtName("labels").AtMapKey(k), "Reserved label",
+					"label "+k+" is set by the provider on every workspace container and cannot be given")
+			}
+		}
+	}
+	if d.NetworkMode.ValueString() == "none" && !m.ExposedPorts.IsNull() && (m.ExposedPorts.IsUnknown() || len(m.ExposedPorts.Elements()) > 0) {
+		diags.AddAttributeError(path.Root("exposed_ports"), "Exposed ports need a network", workspace.NetworkNoneMessage)
+	}
+}
+
+// dockerSpec builds the engine's spec from a planned model.
+func dockerSpec(ctx context.Context, m workspaceModel, diags *diag.Diagnostics) workspace.DockerSpec {
+	var d dockerModel
+	diags.Append(m.Docker.As(ctx, &d, basetypes.ObjectAsOptions{})...)
+	spec := workspace.DockerSpec{
+		Image: d.Image.ValueString(), PullPolicy: d.PullPolicy.ValueString(), NetworkMode: d.NetworkMode.ValueString(),
+		FUSE: d.FUSE.ValueBool(), Root: m.Root.ValueString(), ExposedPorts: ports(m),
+	}
+	diags.Append(d.Labels.ElementsAs(ctx, &spec.Labels, false)...)
+	diags.Append(m.Environment.ElementsAs(ctx, &spec.Environment, false)...)
+	var users []userModel
+	diags.Append(m.Users.ElementsAs(ctx, &users, false)...)
+	for _, u := range users {
+		spec.Users = append(spec.Users, sandbox.User{Name: u.Name.ValueString()})
+	}
+	var groups []groupModel
+	diags.Append(m.Groups.ElementsAs(ctx, &groups, false)...)
+	for _, g := range groups {
+		grp := sandbox.Group{Name: g.Name.ValueString(), Users: []sandbox.User{}}
+		var members []userModel
+		diags.Append(g.Users.ElementsAs(ctx, &members, false)...)
+		for _, u := range members {
+			grp.Users = append(grp.Users, sandbox.User{Name: u.Name.ValueString()})
+		}
+		spec.Groups = append(spec.Groups, grp)
+	}
+	return spec
+}
+
+type userModel struct {
+	Name types.String `tfsdk:"name"`
+}
+
+type groupModel struct {
+	Name  types.String `tfsdk:"name"`
+	Users types.List   `tfsdk:"users"`
+}
+
+// dockerObject is the docker block as the daemon describes an imported
+// container; pull_policy is not recorded by the daemon and stays null.
+func dockerObject(info workspace.DockerInfo) types.Object {
+	labels := types.MapNull(types.StringType)
+	if len(info.Labels) > 0 {
+		vals := map[string]attr.Value{}
+		for k, v := range info.Labels {
+			vals[k] = types.StringValue(v)
+		}
+		labels = types.MapValueMust(types.StringType, vals)
+	}
+	nm, fuse := types.StringNull(), types.BoolNull()
+	if info.NetworkMode != "" {
+		nm = types.StringValue(info.NetworkMode)
+	}
+	if info.FUSE {
+		fuse = types.BoolValue(true)
+	}
+	return types.ObjectValueMust(dockerAttrTypes, map[string]attr.Value{
+		"image": types.StringValue(info.Image), "pull_policy": types.StringNull(), "network_mode": nm,
+		"labels": labels, "fuse": fuse,
+	})
+}
+
+// replaceWhenAddedOrRemoved replaces the workspace when a backend block
+// appears or disappears (a switch of backend); changes inside the block
+// are handled by the attributes' own modifiers.
+type replaceWhenAddedOrRemoved struct{}
+
+func (replaceWhenAddedOrRemoved) Description(context.Context) string {
+	return "switching the backend block replaces the workspace"
+}
+
+func (m replaceWhenAddedOrRemoved) MarkdownDescription(ctx context.Context) string {
+	return m.Description(ctx)
+}
+
+func (replaceWhenAddedOrRemoved) PlanModifyObject(_ context.Context, req planmodifier.ObjectRequest, resp *planmodifier.ObjectResponse) {
+	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {
+		return
+	}
+	if req.StateValue.IsNull() != req.PlanValue.IsNull() {
+		resp.RequiresReplace = true
+	}
+}
+
+// dockerRootDefault plans the docker default root when root is not set, so
+// the plan shows where entries will land.
+type dockerRootDefault struct{}
+
+func (dockerRootDefault) Description(context.Context) string {
+	return "defaults to " + workspace.DefaultDockerRoot + " in a docker workspace"
+}
+
+func (m dockerRootDefault) MarkdownDescription(ctx context.Context) string { return m.Description(ctx) }
+
+func (dockerRootDefault) PlanModifyString(ctx context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
+	if !req.ConfigValue.IsNull() || !req.StateValue.IsNull() || !dockerConfigured(ctx, req.Config) {
+		return
+	}
+	resp.PlanValue = types.StringValue(workspace.DefaultDockerRoot)
+}

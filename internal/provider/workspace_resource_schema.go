@@ -1,0 +1,198 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
+)
+
+// replaceIfDocker replaces a docker workspace when the attribute changes:
+// the container is created with it (environment, ports) or provisioned
+// from it at creation (users, groups). A local workspace updates in place.
+func replaceIfDocker(ctx context.Context, req planmodifier.ListRequest, resp *listplanmodifier.RequiresReplaceIfFuncResponse) {
+	resp.RequiresReplace = dockerConfigured(ctx, req.Config)
+}
+
+func replaceMapIfDocker(ctx context.Context, req planmodifier.MapRequest, resp *mapplanmodifier.RequiresReplaceIfFuncResponse) {
+	resp.RequiresReplace = dockerConfigured(ctx, req.Config)
+}
+
+const replaceIfDockerDesc = "Changing it replaces a docker workspace (the container is created with it) and updates a local one in place."
+
+func (r *workspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	userAttrs := map[string]schema.Attribute{
+		"name": schema.StringAttribute{Required: true, MarkdownDescription: "User name (the seed's `User.name`)."},
+	}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A sandbox workspace: a root directory that entries (`sandbox_dir`, `sandbox_file`, " +
+			"`sandbox_local_dir`, ...) fill. Exactly one backend block: `local {}` (a host directory) or `docker { ... }` " +
+			"(a container, the seed's Docker backend). `id` is new on every creation, so entries are replaced with their " +
+			"workspace. A workspace whose directory vanished, or whose container was removed, is planned for re-creation; a " +
+			"stopped container is started again on refresh. Import ID: the workspace `id` (a docker workspace is also found " +
+			"by its container's `sandbox.workspace_id` label), or the absolute root directory of an existing local workspace " +
+			"(never `/`, a directory holding Terraform's working directory or the provider's `local_base_dir`, or one " +
+			"overlapping another workspace). An imported workspace is kept on destroy until an apply records " +
+			"`keep_on_destroy` from the configuration.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "Workspace id, a UUID generated at creation.",
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"root": schema.StringAttribute{
+				Optional: true,
+				Computed: true,
+				MarkdownDescription: "Absolute workspace root. Local backend: the host directory, default `<local_base_dir>/<id>`; " +
+					"creating a workspace in an existing non-empty directory is refused, so nothing already there is lost. " +
+					"Docker backend: the directory inside the container, default `" + workspace.DefaultDockerRoot + "` (the " +
+					"seed's manifest root), created at start (`mkdir -p`, mode 0755). Changing it replaces the workspace.",
+				PlanModifiers: []planmodifier.String{dockerRootDefault{}, stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace()},
+				Validators:    []validator.String{absolutePathValidator{}},
+			},
+			"container_id": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "Full id of the workspace's container (docker backend); null for a local workspace.",
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"keep_on_destroy": schema.BoolAttribute{
+				Optional: true,
+				Computed: true,
+				Default:  booldefault.StaticBool(false),
+				MarkdownDescription: "When `true`, destroy forgets the workspace but leaves its directory (local) or its " +
+					"container (docker) and everything in it. Default `false`: destroy removes the directory, or the container " +
+					"with the anonymous volumes it created.",
+			},
+			"environment": schema.MapAttribute{
+				Optional:    true,
+				ElementType: types.StringType,
+				MarkdownDescription: "Environment variables of the workspace (the seed's manifest `environment`), name to " +
+					"value: the container's environment on the docker backend. " + replaceIfDockerDesc,
+				PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplaceIf(replaceMapIfDocker, replaceIfDockerDesc, replaceIfDockerDesc)},
+			},
+			"users": schema.ListNestedAttribute{
+				Optional: true,
+				MarkdownDescription: "Users to provision (the seed's manifest `users`): on the docker backend each " +
+					"becomes `useradd -U -M -s /usr/sbin/nologin <name>` (or BusyBox `adduser -D -H -s /sbin/nologin <name>` in " +
+					"images that have only BusyBox's tools), run as root when the container is created; a failing command fails " +
+					"the apply with the seed's `ExecNonZeroError` message. The local backend refuses users at plan time with the " +
+					"seed's message, since provisioning would run on the host. " + replaceIfDockerDesc,
+				NestedObject:  schema.NestedAttributeObject{Attributes: userAttrs},
+				PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplaceIf(replaceIfDocker, replaceIfDockerDesc, replaceIfDockerDesc)},
+			},
+			"groups": schema.ListNestedAttribute{
+				Optional: true,
+				MarkdownDescription: "Groups to provision with their members (the seed's manifest `groups`): `groupadd <g>` for " +
+					"each group first, members not listed in `users` are created as users too, then `usermod -aG <g> <user>` " +
+					"(BusyBox: `addgroup <g>`, `addgroup <user> <g>`). Entry `group` attributes may name them. Docker backend " +
+					"only, like `users`. " + replaceIfDockerDesc,
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"name": schema.StringAttribute{Required: true, MarkdownDescription: "Group name."},
+					"users": schema.ListNestedAttribute{
+						Optional:            true,
+						MarkdownDescription: "Members of the group.",
+						NestedObject:        schema.NestedAttributeObject{Attributes: userAttrs},
+					},
+				}},
+				PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplaceIf(replaceIfDocker, replaceIfDockerDesc, replaceIfDockerDesc)},
+			},
+			"exposed_ports": schema.ListAttribute{
+				Optional:    true,
+				ElementType: types.Int64Type,
+				MarkdownDescription: "TCP ports (1-65535) to expose from the workspace; duplicates are dropped, order kept " +
+					"(the seed's `exposed_ports`). Each gets an entry in `endpoints`. On the docker backend each is published " +
+					"on 127.0.0.1 with an ephemeral host port; with `network_mode = \"none\"` it is a plan-time error " +
+					"(the seed's `exposed_ports cannot be used when network_mode='none'`). " + replaceIfDockerDesc,
+				Validators:    []validator.List{listvalidator.ValueInt64sAre(int64validator.Between(1, 65535))},
+				PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplaceIf(replaceIfDocker, replaceIfDockerDesc, replaceIfDockerDesc)},
+			},
+			"endpoints": schema.ListNestedAttribute{
+				Computed: true,
+				MarkdownDescription: "One object per exposed port, in order: `port`, `host` (`127.0.0.1`, or the address the " +
+					"Docker daemon reports for the binding), `host_port` (the port reachable on `host`: on the local backend " +
+					"the port itself, on the docker backend the ephemeral port read back from the daemon, refreshed on every " +
+					"read since a restarted container may get a new one), `tls` (`false`), `url_http` and `url_ws` (the " +
+					"seed's `ExposedPortEndpoint.url_for` for `host:host_port`).",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"port":      schema.Int64Attribute{Computed: true, MarkdownDescription: "The exposed port in the workspace."},
+					"host":      schema.StringAttribute{Computed: true, MarkdownDescription: "Host to reach it on."},
+					"host_port": schema.Int64Attribute{Computed: true, MarkdownDescription: "Port to reach it on at `host`."},
+					"tls":       schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the endpoint uses TLS."},
+					"url_http":  schema.StringAttribute{Computed: true, MarkdownDescription: "`http://host:host_port/` (seed `url_for(\"http\")`)."},
+					"url_ws":    schema.StringAttribute{Computed: true, MarkdownDescription: "`ws://host:host_port/` (seed `url_for(\"ws\")`)."},
+				}},
+			},
+		},
+		Blocks: map[string]schema.Block{
+			"local": schema.SingleNestedBlock{
+				MarkdownDescription: "Selects the local backend: the workspace is a directory on the machine running " +
+					"Terraform. Written as an empty block, `local {}`. Conflicts with `docker`.",
+				PlanModifiers: []planmodifier.Object{replaceWhenAddedOrRemoved{}},
+			},
+			"docker": dockerBlockSchema(),
+		},
+	}
+}
+
+func dockerBlockSchema() schema.SingleNestedBlock {
+	return schema.SingleNestedBlock{
+		MarkdownDescription: "Selects the docker backend: the workspace is a directory inside a container, created as the " +
+			"seed's Docker backend does: entrypoint `tail -f /dev/null` to keep it running, the workspace's " +
+			"`environment`, its `exposed_ports` published on 127.0.0.1, and labels `sandbox.workspace_id` and `sandbox.root` " +
+			"besides `labels`. The daemon comes from the provider's `docker_host` settings. Every file operation runs inside " +
+			"the container through a small helper copied to `/.sandbox-fs-helper/`, which never follows a symlink planted in " +
+			"the workspace. Conflicts with `local`.",
+		PlanModifiers: []planmodifier.Object{replaceWhenAddedOrRemoved{}},
+		Attributes: map[string]schema.Attribute{
+			"image": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "Image reference, e.g. `python:3.12-slim` or `registry.example:5000/team/agent:1.4`. " +
+					"Required in a `docker` block. Any image with `tail` and `sh` works. Changing it replaces the workspace.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"pull_policy": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "When to pull the image: `\"missing\"` (default; only when the daemon lacks it), " +
+					"`\"always\"` (before every creation) or `\"never\"` (a missing image fails the apply). Errors inside the " +
+					"pull stream (unknown tag, denied access) fail the apply with the daemon's message. Used at creation only: " +
+					"changing it changes nothing else.",
+				Validators: []validator.String{stringvalidator.OneOf("missing", "always", "never")},
+			},
+			"network_mode": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "Network of the container: unset for the daemon's default, `\"none\"` for no network " +
+					"(then `exposed_ports` must be empty, as the seed requires), or the name of a Docker network. Changing " +
+					"it replaces the workspace.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				Validators:    []validator.String{stringvalidator.LengthAtLeast(1)},
+			},
+			"labels": schema.MapAttribute{
+				Optional:    true,
+				ElementType: types.StringType,
+				MarkdownDescription: "Labels of the container (the seed's `labels`). `sandbox.workspace_id` and " +
+					"`sandbox.root` are set by the provider and cannot be given. Changing them replaces the workspace.",
+				PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplace()},
+			},
+			"fuse": schema.BoolAttribute{
+				Optional: true,
+				MarkdownDescription: "Grant FUSE to the container for in-container mounts, as the seed does: device " +
+					"`/dev/fuse`, capability `SYS_ADMIN` and `apparmor:unconfined`. Default `false`. Changing it replaces " +
+					"the workspace.",
+				PlanModifiers: []planmodifier.Bool{boolplanmodifier.RequiresReplace()},
+			},
+		},
+	}
+}

@@ -1,0 +1,382 @@
+package docker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"sort"
+	"strconv"
+	"sync"
+
+	cerrdefs "github.com/containerd/errdefs"
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/api/types/network"
+	"github.com/moby/moby/client"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+)
+
+// Pull policies of Spec.PullPolicy.
+const (
+	PullMissing = "missing" // pull only when the daemon lacks the image (default)
+	PullAlways  = "always"  // pull before every creation
+	PullNever   = "never"   // never pull; a missing image is an error
+)
+
+// Labels set on every workspace container, besides the user's own.
+const (
+	LabelWorkspaceID = "sandbox.workspace_id"
+	LabelRoot        = "sandbox.root"
+)
+
+// NetworkNoneMessage is the seed's refusal of exposed ports without a
+// network (SPEC §6.2).
+const NetworkNoneMessage = "exposed_ports cannot be used when network_mode='none'"
+
+// Spec is a container workspace to create, the seed's Docker options
+// (SPEC §6.2).
+type Spec struct {
+	// WorkspaceID names the container ("sandbox-<id>") and is its
+	// LabelWorkspaceID label.
+	WorkspaceID string
+	// Image is the image reference; PullPolicy one of the Pull* constants
+	// ("" means PullMissing).
+	Image, PullPolicy string
+	// NetworkMode is "" (the daemon's default network), "none" or a network
+	// name.
+	NetworkMode string
+	// Labels are added to the container (LabelWorkspaceID and LabelRoot win).
+	Labels map[string]string
+	// FUSE grants /dev/fuse, CAP_SYS_ADMIN and apparmor:unconfined, as the
+	// seed does for in-container mounts.
+	FUSE bool
+	// Root is the absolute workspace root inside the container, created at
+	// start (mkdir -p).
+	Root string
+	// Environment is the container environment (the manifest's).
+	Environment map[string]string
+	// ExposedPorts are published on 127.0.0.1 with ephemeral host ports.
+	ExposedPorts []int
+	// Users and Groups are provisioned after start (SPEC §4.1).
+	Users  []sandbox.User
+	Groups []sandbox.Group
+}
+
+// Validate checks what can be checked without the daemon.
+func (s Spec) Validate() error {
+	switch s.PullPolicy {
+	case "", PullMissing, PullAlways, PullNever:
+	default:
+		return fmt.Errorf("pull_policy %q: expected %q, %q or %q", s.PullPolicy, PullMissing, PullAlways, PullNever)
+	}
+	if s.Image == "" {
+		return errors.New("image must not be empty")
+	}
+	if s.NetworkMode == "none" && len(s.ExposedPorts) > 0 {
+		return errors.New(NetworkNoneMessage)
+	}
+	return nil
+}
+
+// Daemon is a connection to one Docker daemon, made on first use.
+type Daemon struct {
+	cfg  HostConfig
+	once sync.Once
+	cli  *client.Client
+	err  error
+
+	mu        sync.Mutex
+	helpers   map[string]string // container id -> helper path known installed
+	installMu sync.Mutex        // serialises helper checks and installs
+}
+
+// NewDaemon returns a Daemon for cfg; nothing is contacted until used.
+func NewDaemon(cfg HostConfig) *Daemon {
+	return &Daemon{cfg: cfg, helpers: map[string]string{}}
+}
+
+func (d *Daemon) api() (*client.Client, error) {
+	d.once.Do(func() { d.cli, d.err = NewClient(d.cfg) })
+	return d.cli, d.err
+}
+
+// Ping checks that the daemon answers.
+func (d *Daemon) Ping(ctx context.Context) error {
+	cli, err := d.api()
+	if err != nil {
+		return err
+	}
+	_, err = cli.Ping(ctx, client.PingOptions{})
+	return err
+}
+
+// Create pulls the image as the policy says, creates and starts the
+// container, installs the file helper, creates the root and provisions the
+// accounts. On any failure the container is removed again.
+func (d *Daemon) Create(ctx context.Context, s Spec) (*Backend, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	cli, err := d.api()
+	if err != nil {
+		return nil, err
+	}
+	if err := d.ensureImage(ctx, s.Image, s.PullPolicy); err != nil {
+		return nil, err
+	}
+	cfg, hc := containerConfig(s)
+	created, err := cli.ContainerCreate(ctx, client.ContainerCreateOptions{Config: cfg, HostConfig: hc, Name: "sandbox-" + s.WorkspaceID})
+	if err != nil {
+		return nil, fmt.Errorf("creating the container from %s: %w", s.Image, err)
+	}
+	b := &Backend{d: d, id: created.ID, root: s.Root}
+	ok := false
+	defer func() {
+		if !ok {
+			_ = d.Remove(context.WithoutCancel(ctx), created.ID)
+		}
+	}()
+	if _, err := cli.ContainerStart(ctx, created.ID, client.ContainerStartOptions{}); err != nil {
+		return nil, fmt.Errorf("starting container %s: %w", short(created.ID), err)
+	}
+	if _, err := b.helper(ctx, OpInitRoot, ".", "", nil); err != nil {
+		return nil, err
+	}
+	if err := b.provision(ctx, s.Users, s.Groups); err != nil {
+		return nil, err
+	}
+	ok = true
+	return b, nil
+}
+
+// OpInitRoot is the helper operation creating the root.
+const OpInitRoot = "init"
+
+func containerConfig(s Spec) (*container.Config, *container.HostConfig) {
+	labels := map[string]string{}
+	for k, v := range s.Labels {
+		labels[k] = v
+	}
+	labels[LabelWorkspaceID] = s.WorkspaceID
+	labels[LabelRoot] = s.Root
+	env := make([]string, 0, len(s.Environment))
+	for k, v := range s.Environment {
+		env = append(env, k+"="+v)
+	}
+	sort.Strings(env)
+	cfg := &container.Config{
+		Image:      s.Image,
+		Entrypoint: []string{"tail"},
+		Cmd:        []string{"-f", "/dev/null"},
+		Env:        env,
+		Labels:     labels,
+	}
+	hc := &container.HostConfig{}
+	if s.NetworkMode != "" {
+		hc.NetworkMode = container.NetworkMode(s.NetworkMode)
+	}
+	if len(s.ExposedPorts) > 0 {
+		cfg.ExposedPorts = network.PortSet{}
+		hc.PortBindings = network.PortMap{}
+		for _, p := range s.ExposedPorts {
+			port := tcpPort(p)
+			cfg.ExposedPorts[port] = struct{}{}
+			hc.PortBindings[port] = []network.PortBinding{{HostIP: netip.MustParseAddr("127.0.0.1")}}
+		}
+	}
+	if s.FUSE {
+		hc.Devices = []container.DeviceMapping{{PathOnHost: "/dev/fuse", PathInContainer: "/dev/fuse", CgroupPermissions: "rwm"}}
+		hc.CapAdd = []string{"SYS_ADMIN"}
+		hc.SecurityOpt = []string{"apparmor:unconfined"}
+	}
+	return cfg, hc
+}
+
+func tcpPort(p int) network.Port {
+	port, _ := network.PortFrom(uint16(p), network.TCP)
+	return port
+}
+
+// ensureImage applies the pull policy. Errors reported inside the pull
+// stream (unknown tag, denied access) are returned, not dropped.
+func (d *Daemon) ensureImage(ctx context.Context, image, policy string) error {
+	cli, err := d.api()
+	if err != nil {
+		return err
+	}
+	if policy != PullAlways {
+		_, err := cli.ImageInspect(ctx, image)
+		switch {
+		case err == nil:
+			return nil
+		case !cerrdefs.IsNotFound(err):
+			return fmt.Errorf("inspecting image %s: %w", image, err)
+		case policy == PullNever:
+			return fmt.Errorf("image %s is not present on the Docker daemon and pull_policy is %q", image, PullNever)
+		}
+	}
+	resp, err := cli.ImagePull(ctx, image, client.ImagePullOptions{})
+	if err != nil {
+		return fmt.Errorf("pulling image %s: %w", image, err)
+	}
+	if err := resp.Wait(ctx); err != nil {
+		return fmt.Errorf("pulling image %s: %w", image, err)
+	}
+	return nil
+}
+
+// Remove force-removes the container and the anonymous volumes created
+// with it. A container that is already gone is not an error.
+func (d *Daemon) Remove(ctx context.Context, containerID string) error {
+	cli, err := d.api()
+	if err != nil {
+		return err
+	}
+	_, err = cli.ContainerRemove(ctx, containerID, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
+	d.mu.Lock()
+	delete(d.helpers, containerID)
+	d.mu.Unlock()
+	if err != nil && !cerrdefs.IsNotFound(err) {
+		return fmt.Errorf("removing container %s: %w", short(containerID), err)
+	}
+	return nil
+}
+
+// Open returns the Backend of an existing container; nothing is contacted.
+func (d *Daemon) Open(containerID, root string) *Backend {
+	return &Backend{d: d, id: containerID, root: root}
+}
+
+// FindWorkspace returns the id and root of the container labelled with
+// the workspace id, or "" when there is none.
+func (d *Daemon) FindWorkspace(ctx context.Context, workspaceID string) (containerID, root string, err error) {
+	cli, err := d.api()
+	if err != nil {
+		return "", "", err
+	}
+	res, err := cli.ContainerList(ctx, client.ContainerListOptions{
+		All:     true,
+		Filters: make(client.Filters).Add("label", LabelWorkspaceID+"="+workspaceID),
+	})
+	if err != nil {
+		return "", "", err
+	}
+	for _, c := range res.Items {
+		return c.ID, c.Labels[LabelRoot], nil
+	}
+	return "", "", nil
+}
+
+// inspect returns the container, or ok=false when it does not exist.
+func (d *Daemon) inspect(ctx context.Context, id string) (container.InspectResponse, bool, error) {
+	cli, err := d.api()
+	if err != nil {
+		return container.InspectResponse{}, false, err
+	}
+	res, err := cli.ContainerInspect(ctx, id, client.ContainerInspectOptions{})
+	if cerrdefs.IsNotFound(err) {
+		return container.InspectResponse{}, false, nil
+	}
+	if err != nil {
+		return container.InspectResponse{}, false, fmt.Errorf("inspecting container %s: %w", short(id), err)
+	}
+	return res.Container, true, nil
+}
+
+// Endpoints reads back where each exposed port is published (SPEC §6.2):
+// the first binding of "<port>/tcp"; an empty or unspecified host address
+// becomes 127.0.0.1; tls is false. A port without a binding is the seed's
+// not_configured error; a non-numeric host port is an error naming it.
+func (b *Backend) Endpoints(ctx context.Context, ports []int) ([]sandbox.ExposedPortEndpoint, error) {
+	c, ok, err := b.d.inspect(ctx, b.id)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("container %s no longer exists", short(b.id))
+	}
+	var out []sandbox.ExposedPortEndpoint
+	for _, p := range ports {
+		var binds []network.PortBinding
+		if c.NetworkSettings != nil {
+			binds = c.NetworkSettings.Ports[tcpPort(p)]
+		}
+		if len(binds) == 0 {
+			return nil, sandbox.NewExposedPortNotConfiguredError(p, ports)
+		}
+		host := "127.0.0.1"
+		if a := binds[0].HostIP; a.IsValid() && !a.IsUnspecified() {
+			host = a.String()
+		}
+		hp, err := strconv.Atoi(binds[0].HostPort)
+		if err != nil || hp < 1 || hp > 65535 {
+			return nil, fmt.Errorf("exposed port %d: the daemon reported host port %q (invalid_host_port)", p, binds[0].HostPort)
+		}
+		out = append(out, sandbox.ExposedPortEndpoint{Host: host, Port: hp})
+	}
+	return out, nil
+}
+
+func short(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
+}
+
+// Info is what the daemon reports of a workspace container.
+type Info struct {
+	// Image is the image reference the container was created from.
+	Image string
+	// NetworkMode is "" for the daemon's default network, else "none" or
+	// the network name.
+	NetworkMode string
+	// Labels are the container's labels without LabelWorkspaceID,
+	// LabelRoot and the labels inherited unchanged from the image.
+	Labels map[string]string
+	// FUSE reports the FUSE grant (CAP_SYS_ADMIN with /dev/fuse).
+	FUSE bool
+}
+
+// Describe reads Info from the daemon.
+func (b *Backend) Describe(ctx context.Context) (Info, error) {
+	c, ok, err := b.d.inspect(ctx, b.id)
+	if err != nil {
+		return Info{}, err
+	}
+	if !ok {
+		return Info{}, fmt.Errorf("container %s no longer exists", short(b.id))
+	}
+	var info Info
+	if c.Config != nil {
+		info.Image = c.Config.Image
+		// Labels the image itself carries were not given at creation.
+		var inherited map[string]string
+		if cli, err := b.d.api(); err == nil {
+			if img, err := cli.ImageInspect(ctx, c.Image); err == nil && img.Config != nil {
+				inherited = img.Config.Labels
+			}
+		}
+		for k, v := range c.Config.Labels {
+			if iv, ok := inherited[k]; k == LabelWorkspaceID || k == LabelRoot || (ok && iv == v) {
+				continue
+			}
+			if info.Labels == nil {
+				info.Labels = map[string]string{}
+			}
+			info.Labels[k] = v
+		}
+	}
+	if hc := c.HostConfig; hc != nil {
+		if nm := string(hc.NetworkMode); nm != "" && nm != "default" && nm != "bridge" {
+			info.NetworkMode = nm
+		}
+		for _, d := range hc.Devices {
+			if d.PathInContainer == "/dev/fuse" {
+				info.FUSE = true
+			}
+		}
+	}
+	return info, nil
+}

@@ -1,0 +1,122 @@
+// Package fshelper is the in-container half of the Docker backend's file
+// operations: a small program, run by `docker exec` inside a workspace
+// container, that performs one operation on the workspace with the local
+// backend's code (openat2 RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS resolution
+// below the root, atomic streamed writes, explicit chmod) and prints one
+// JSON Response on stdout.
+//
+// A binary serves as the helper when it links this package and is run
+// under the name HelperName (the argv[0] re-exec pattern): the package's
+// init function then runs the operation and exits before main. The Docker
+// backend copies such a binary (statically linked, CGO_ENABLED=0) into each
+// container once, at HelperDir, outside the workspace.
+//
+// Command line: `sandbox-fs-helper <op> <root> <rel> [arg]`, where op is one
+// of the Op* constants, root the absolute workspace root inside the
+// container and rel a workspace-relative path. OpWrite reads a tar stream on
+// stdin: one regular-file member per file, named by its workspace-relative
+// path, with its permission bits as the member mode and the expected
+// SHA-256 (hex) in the PAX record PAXSHA256. The exit status is 0 whenever a
+// Response was printed, including one carrying an Error; 2 means a usage
+// error (message on stderr).
+package fshelper
+
+import (
+	"errors"
+	"io/fs"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
+)
+
+// HelperName is the argv[0] base name that selects the helper mode.
+const HelperName = "sandbox-fs-helper"
+
+// HelperDir is the directory inside a container that holds helper binaries,
+// one per helper digest: <HelperDir>/<first 16 hex of sha256>/sandbox-fs-helper.
+const HelperDir = "/.sandbox-fs-helper"
+
+// PAXSHA256 is the PAX record of an OpWrite tar member holding the expected
+// SHA-256 (hex) of its content; absent or empty skips the check.
+const PAXSHA256 = "SANDBOX.sha256"
+
+// Operations understood by the helper; each maps to the backend.Backend
+// method of the same meaning.
+const (
+	OpVersion   = "version"   // prints Response{Version}
+	OpInit      = "init"      // mkdir -p root (0755), refusing a symlink or non-directory
+	OpStat      = "stat"      // Response.Info
+	OpMkdir     = "mkdir"     // arg: decimal fs.FileMode
+	OpChmod     = "chmod"     // arg: decimal fs.FileMode
+	OpChgrp     = "chgrp"     // arg: group name or decimal gid
+	OpHash      = "hash"      // Response.SHA256, Response.Size
+	OpWalk      = "walk"      // Response.Files
+	OpRemove    = "remove"    // file or empty directory
+	OpRemoveAll = "removeall" // tree, no symlink followed
+	OpWrite     = "write"     // tar on stdin; Response.Written, one per member
+)
+
+// Version is the protocol version printed by OpVersion.
+const Version = "1"
+
+// Error kinds carried by Response.Error; each maps back to the sentinel the
+// backend.Backend contract promises.
+const (
+	KindEscape         = "escape_root"     // wraps backend.ErrEscapesRoot
+	KindNotExist       = "not_exist"       // wraps fs.ErrNotExist
+	KindContentChanged = "content_changed" // wraps backend.ErrContentChanged
+	KindOther          = "error"
+)
+
+// Response is what the helper prints, as one JSON object.
+type Response struct {
+	Version string                `json:"version,omitempty"`
+	Error   *Error                `json:"error,omitempty"`
+	Info    *backend.FileInfo     `json:"info,omitempty"`
+	SHA256  string                `json:"sha256,omitempty"`
+	Size    int64                 `json:"size,omitempty"`
+	Files   []backend.TreeFile    `json:"files,omitempty"`
+	Written []backend.WriteResult `json:"written,omitempty"`
+}
+
+// Error is a failed operation: its kind and the message of the error.
+type Error struct {
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
+}
+
+// ErrorFrom classifies err for a Response.
+func ErrorFrom(err error) *Error {
+	kind := KindOther
+	switch {
+	case errors.Is(err, backend.ErrEscapesRoot):
+		kind = KindEscape
+	case errors.Is(err, fs.ErrNotExist):
+		kind = KindNotExist
+	case errors.Is(err, backend.ErrContentChanged):
+		kind = KindContentChanged
+	}
+	return &Error{Kind: kind, Message: err.Error()}
+}
+
+// Err turns a Response error back into an error that keeps the helper's
+// message and wraps the sentinel of its kind.
+func (e *Error) Err() error {
+	var sentinel error
+	switch e.Kind {
+	case KindEscape:
+		sentinel = backend.ErrEscapesRoot
+	case KindNotExist:
+		sentinel = fs.ErrNotExist
+	case KindContentChanged:
+		sentinel = backend.ErrContentChanged
+	}
+	return &remoteError{msg: e.Message, sentinel: sentinel}
+}
+
+type remoteError struct {
+	msg      string
+	sentinel error
+}
+
+func (e *remoteError) Error() string { return e.msg }
+func (e *remoteError) Unwrap() error { return e.sentinel }

@@ -1,0 +1,125 @@
+//go:build linux
+
+package fshelper
+
+import (
+	"archive/tar"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/local"
+)
+
+func init() {
+	if len(os.Args) > 0 && filepath.Base(os.Args[0]) == HelperName {
+		os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
+}
+
+// Main runs one helper operation (args as documented in the package doc)
+// and returns the process exit status.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 1 && args[0] == OpVersion {
+		return emit(stdout, stderr, Response{Version: Version})
+	}
+	if len(args) < 3 || !filepath.IsAbs(args[1]) {
+		fmt.Fprintf(stderr, "usage: %s <op> <absolute root> <rel> [arg]\n", HelperName)
+		return 2
+	}
+	op, rel, arg := args[0], args[2], ""
+	if len(args) > 3 {
+		arg = args[3]
+	}
+	resp, err := run(context.Background(), local.New(args[1]), op, rel, arg, stdin)
+	if errors.Is(err, errUsage) {
+		fmt.Fprintln(stderr, err)
+		return 2
+	}
+	if err != nil {
+		resp = Response{Error: ErrorFrom(err)}
+	}
+	return emit(stdout, stderr, resp)
+}
+
+var errUsage = errors.New("usage error")
+
+func emit(stdout, stderr io.Writer, r Response) int {
+	if err := json.NewEncoder(stdout).Encode(r); err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	return 0
+}
+
+func parseMode(arg string) (fs.FileMode, error) {
+	n, err := strconv.ParseUint(arg, 10, 32)
+	if err != nil {
+		return 0, fmt.Errorf("%w: bad mode %q", errUsage, arg)
+	}
+	return fs.FileMode(n), nil
+}
+
+func run(ctx context.Context, b *local.Backend, op, rel, arg string, stdin io.Reader) (Response, error) {
+	switch op {
+	case OpInit:
+		return Response{}, b.EnsureRoot(ctx)
+	case OpStat:
+		fi, err := b.Stat(ctx, rel)
+		return Response{Info: &fi}, err
+	case OpMkdir, OpChmod:
+		m, err := parseMode(arg)
+		if err != nil {
+			return Response{}, err
+		}
+		if op == OpMkdir {
+			return Response{}, b.MkdirAll(ctx, rel, m)
+		}
+		return Response{}, b.Chmod(ctx, rel, m)
+	case OpChgrp:
+		return Response{}, b.Chgrp(ctx, rel, arg)
+	case OpHash:
+		sum, n, err := b.HashFile(ctx, rel)
+		return Response{SHA256: sum, Size: n}, err
+	case OpWalk:
+		files, err := b.WalkFiles(ctx, rel)
+		return Response{Files: files}, err
+	case OpRemove:
+		return Response{}, b.Remove(ctx, rel)
+	case OpRemoveAll:
+		return Response{}, b.RemoveAll(ctx, rel)
+	case OpWrite:
+		written, err := writeTar(ctx, b, stdin)
+		return Response{Written: written}, err
+	}
+	return Response{}, fmt.Errorf("%w: unknown operation %q", errUsage, op)
+}
+
+// writeTar writes every regular-file member of the tar stream on r as one
+// local.Backend.WriteBatch, then drains r.
+func writeTar(ctx context.Context, b *local.Backend, r io.Reader) ([]backend.WriteResult, error) {
+	tr := tar.NewReader(r)
+	written, err := b.WriteBatch(ctx, func() (local.BatchItem, error) {
+		hdr, err := tr.Next()
+		if err != nil {
+			return local.BatchItem{}, err
+		}
+		if hdr.Typeflag != tar.TypeReg {
+			return local.BatchItem{}, fmt.Errorf("write %s: only regular files can be written (tar type %q)", hdr.Name, hdr.Typeflag)
+		}
+		perm := hdr.FileInfo().Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
+		return local.BatchItem{Rel: hdr.Name, Perm: perm, SHA256: hdr.PAXRecords[PAXSHA256], R: tr}, nil
+	})
+	_, _ = io.Copy(io.Discard, r)
+	if written == nil {
+		written = []backend.WriteResult{}
+	}
+	return written, err
+}

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# docker-up.sh: make sure a Docker daemon answers and the local test images
+# exist, for the Docker acceptance tests and benchmarks.
+#
+# * A daemon that already answers `docker info` (DOCKER_HOST or the default
+#   socket) is used as it is.
+# * Otherwise, as root on a Debian-like machine, Debian's docker.io and
+#   busybox-static are installed when missing and dockerd is started in the
+#   background (log: $SANDBOX_DOCKERD_LOG, default build/dockerd.log). The
+#   default storage driver is tried first; when it cannot run a container
+#   here, dockerd is restarted with --storage-driver=vfs.
+# * The test images are built locally FROM scratch (docker import of a
+#   static busybox root filesystem): nothing is ever pulled.
+#
+# Without a daemon this script fails under CI=true, and elsewhere exits 0
+# after saying why (the Docker tests then skip with the same reason).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+BUILD=${BUILD:-$PWD/build}
+LOG=${SANDBOX_DOCKERD_LOG:-$BUILD/dockerd.log}
+IMAGE=${SANDBOX_TEST_IMAGE:-sandbox-test/busybox:latest}
+mkdir -p "$BUILD"
+
+say() { echo "docker-up: $*" >&2; }
+
+give_up() {
+	say "$*"
+	if [ "${CI:-}" = "true" ]; then
+		say "CI=true: the Docker acceptance tests cannot run without a daemon; failing"
+		exit 1
+	fi
+	say "the Docker acceptance tests will skip"
+	exit 0
+}
+
+daemon_up() { docker info >/dev/null 2>&1; }
+
+wait_daemon() { # wait_daemon <pid>: up to 60 s
+	local pid=$1
+	for _ in $(seq 1 120); do
+		daemon_up && return 0
+		kill -0 "$pid" 2>/dev/null || return 1
+		sleep 0.5
+	done
+	return 1
+}
+
+install_packages() {
+	local want=()
+	command -v dockerd >/dev/null 2>&1 || want+=(docker.io)
+	[ -x /bin/busybox ] && /bin/busybox --list >/dev/null 2>&1 && ! ldd /bin/busybox >/dev/null 2>&1 || want+=(busybox-static)
+	[ ${#want[@]} -eq 0 ] && return 0
+	if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+		give_up "no Docker daemon answers and ${want[*]} cannot be installed here (needs root and apt-get)"
+	fi
+	say "installing ${want[*]} with apt-get"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq >/dev/null
+	apt-get install -y -qq --no-install-recommends "${want[@]}" >/dev/null
+}
+
+start_daemon() { # start_daemon [dockerd flags...]: echoes the pid
+	say "starting dockerd $* (log: $LOG)"
+	nohup dockerd "$@" >>"$LOG" 2>&1 </dev/null &
+	echo $!
+}
+
+# smoke: can this daemon run a container from the test image?
+smoke() { docker run --rm --network none "$IMAGE" /bin/true >/dev/null 2>>"$LOG"; }
+
+# IMAGE_VERSION changes whenever the image content below changes, so an
+# image left by an earlier version of this script is rebuilt.
+IMAGE_VERSION=4
+
+build_image() {
+	if [ "$(docker image inspect -f '{{index .Config.Labels "sandbox.test-image"}}' "$IMAGE" 2>/dev/null)" = "$IMAGE_VERSION" ]; then
+		return 0
+	fi
+	local bb rootfs
+	bb=$(command -v busybox || echo /bin/busybox)
+	[ -x "$bb" ] || give_up "no static busybox to build $IMAGE from (install busybox-static)"
+	rootfs=$(mktemp -d)
+	trap 'rm -rf "$rootfs"' RETURN
+	mkdir -p "$rootfs"/{bin,sbin,usr/bin,usr/sbin,etc,tmp,root,var/www,home}
+	chmod 1777 "$rootfs/tmp"
+	cp "$bb" "$rootfs/bin/busybox"
+	for applet in $("$bb" --list); do
+		[ "$applet" = busybox ] || ln -sf busybox "$rootfs/bin/$applet"
+	done
+	printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n' >"$rootfs/etc/passwd"
+	printf 'root:x:0:\nnogroup:x:65534:\n' >"$rootfs/etc/group"
+	printf 'root:*:19000:0:99999:7:::\n' >"$rootfs/etc/shadow"
+	printf 'root:*::\nnogroup:*::\n' >"$rootfs/etc/gshadow"
+	# The shadow account tools (groupadd, useradd, usermod) with the shared
+	# libraries they need, copied from this machine, so that users and
+	# groups can be provisioned as in a Debian image.
+	for tool in /usr/sbin/groupadd /usr/sbin/useradd /usr/sbin/usermod; do
+		[ -x "$tool" ] || continue
+		cp "$tool" "$rootfs/usr/sbin/"
+		for lib in $(ldd "$tool" | awk '$2 == "=>" {print $3} $1 ~ /^\// {print $1}'); do
+			mkdir -p "$rootfs$(dirname "$lib")"
+			cp -L "$lib" "$rootfs$lib"
+		done
+	done
+	[ -f /etc/login.defs ] && cp /etc/login.defs "$rootfs/etc/login.defs"
+	say "building $IMAGE from a static busybox (FROM scratch, nothing pulled)"
+	tar -C "$rootfs" --numeric-owner --owner=0 --group=0 -c . |
+		docker import --change "LABEL sandbox.test-image=$IMAGE_VERSION" --change 'ENV PATH=/usr/sbin:/usr/bin:/sbin:/bin' --change 'CMD ["/bin/sh"]' - "$IMAGE" >/dev/null
+}
+
+if ! daemon_up; then
+	install_packages
+	command -v dockerd >/dev/null 2>&1 || give_up "dockerd is not installed"
+	pid=$(start_daemon)
+	if ! wait_daemon "$pid"; then
+		kill "$pid" 2>/dev/null || true
+		give_up "dockerd did not answer within 60 s; see $LOG"
+	fi
+	build_image
+	if ! smoke; then
+		say "the default storage driver cannot run containers here; restarting dockerd with --storage-driver=vfs"
+		kill "$pid" 2>/dev/null || true
+		for _ in $(seq 1 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+		pid=$(start_daemon --storage-driver=vfs)
+		wait_daemon "$pid" || give_up "dockerd --storage-driver=vfs did not answer; see $LOG"
+	fi
+fi
+install_packages
+build_image
+smoke || give_up "the Docker daemon cannot run $IMAGE; see $LOG"
+say "daemon ready: $(docker version --format '{{.Server.Version}} (API {{.Server.APIVersion}})'), storage driver $(docker info --format '{{.Driver}}'), image $IMAGE"
