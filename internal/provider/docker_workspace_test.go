@@ -112,9 +112,9 @@ func TestAccDockerWorkspace_lifecycle(t *testing.T) {
 				ImportStateVerifyIgnore: []string{"keep_on_destroy", "environment", "users", "groups", "exposed_ports", "endpoints", "docker.pull_policy"},
 			},
 			{ResourceName: "sandbox_file.hello", ImportState: true, ImportStateVerify: true,
-				ImportStateVerifyIgnore: []string{"content", "permissions", "group", "content_md5", "content_sha1", "content_base64sha256", "content_sha512", "content_base64sha512"}},
-			{ResourceName: "sandbox_dir.data", ImportState: true, ImportStateVerify: true, ImportStateVerifyIgnore: []string{"permissions", "group"}},
-			{ResourceName: "sandbox_local_dir.skills", ImportState: true, ImportStateVerify: true, ImportStateVerifyIgnore: []string{"source", "permissions"}},
+				ImportStateVerifyIgnore: []string{"content", "manifest_entry", "size", "content_sha256", "permissions", "group", "content_md5", "content_sha1", "content_base64sha256", "content_sha512", "content_base64sha512"}},
+			{ResourceName: "sandbox_dir.data", ImportState: true, ImportStateVerify: true, ImportStateVerifyIgnore: []string{"permissions", "group", "manifest_entry"}},
+			{ResourceName: "sandbox_local_dir.skills", ImportState: true, ImportStateVerify: true, ImportStateVerifyIgnore: []string{"source", "permissions", "manifest_entry"}},
 			{
 				// Drift inside the container: content, mode and group changed,
 				// a copied file edited, one removed and a foreign one added.
