@@ -91,6 +91,9 @@ func (m *commandModel) run(ctx context.Context, eng *workspace.Engine) diag.Diag
 	}
 	res, err := eng.Exec(ctx, m.WorkspaceID.ValueString(), req)
 	shown := commandString(argv)
+	if req.User != "" {
+		shown += " (as user " + req.User + ")"
+	}
 	if errors.Is(err, backend.ErrExecTimeout) {
 		diags.AddAttributeError(path.Root("timeout"), "Command timed out",
 			fmt.Sprintf("%s did not finish within %d seconds: %v", shown, timeout, err))
@@ -101,9 +104,13 @@ func (m *commandModel) run(ctx context.Context, eng *workspace.Engine) diag.Diag
 		return diags
 	}
 	if res.ExitCode != 0 && !m.AllowNonZeroExitCode.ValueBool() {
+		stream, out := "stderr", res.Stderr
+		if len(out) == 0 && len(res.Stdout) > 0 {
+			stream, out = "stdout (stderr was empty)", res.Stdout
+		}
 		diags.AddError("Command failed",
-			fmt.Sprintf("%s exited with code %d.\n\nLast lines of stderr:\n%s\n\nSet allow_non_zero_exit_code = true to record "+
-				"a non-zero exit instead of failing.", shown, res.ExitCode, tail(string(res.Stderr), stderrTailLines)))
+			fmt.Sprintf("%s exited with code %d.\n\nLast lines of %s:\n%s\n\nSet allow_non_zero_exit_code = true to record "+
+				"a non-zero exit instead of failing.", shown, res.ExitCode, stream, tail(string(out), stderrTailLines)))
 		return diags
 	}
 	m.ExitCode = types.Int64Value(int64(res.ExitCode))
