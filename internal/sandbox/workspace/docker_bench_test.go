@@ -1,3 +1,5 @@
+//go:build bench
+
 package workspace_test
 
 import (
@@ -21,14 +23,11 @@ import (
 // host scan with SHA-256, one tar stream to the in-container helper, which
 // hashes, checks and renames every file) and with `docker cp` of the same
 // tree into the same container, each three times with a warm page cache,
-// and prints the median times and their ratio. It runs only when
-// SANDBOX_BENCH_DOCKER is set (scripts/bench-docker.sh, `make bench`);
-// speed goals live in benchmarks, never in timed tests, so it asserts
-// only that the copies succeed.
+// and prints the median times and their ratio. It is built only with the
+// `bench` tag (scripts/bench-docker.sh, `make bench`), never in the test
+// suite: speed goals live in benchmarks, so it asserts only that the
+// copies succeed.
 func TestDockerCopyBenchmark(t *testing.T) {
-	if os.Getenv("SANDBOX_BENCH_DOCKER") == "" {
-		t.Skip("a benchmark: set SANDBOX_BENCH_DOCKER=1 (scripts/bench-docker.sh) to run it")
-	}
 	dockertest.Require(t)
 	data := os.Getenv("SANDBOX_BENCH_DIR")
 	if data == "" {
