@@ -67,7 +67,8 @@ func (d *manifestDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 			"environment": schema.MapAttribute{
 				Optional: true, ElementType: types.StringType,
 				MarkdownDescription: "Environment variables of the manifest (`environment.value`), written as plain strings in " +
-					"byte order of their names.",
+					"byte order of their names. The values appear in `json` in clear text, in plans and state, whatever their " +
+					"sensitivity: put no secret here (give a secret to the workspace with `sandbox_file.content_wo`).",
 			},
 			"users": schema.ListAttribute{
 				Optional: true, ElementType: types.StringType,

@@ -279,6 +279,7 @@ func (r *workspaceResource) ImportState(ctx context.Context, req resource.Import
 		if _, err := r.eng.Open(ctx, id); err != nil && workspaceGone(err) {
 			if _, derr := r.eng.AdoptDocker(ctx, id); derr == nil {
 				resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)
+				resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("keep_on_destroy"), false)...)
 				return
 			}
 		}
@@ -296,9 +297,15 @@ func (r *workspaceResource) ImportState(ctx context.Context, req resource.Import
 		return
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)
-	// Until an apply records the configured value, an imported workspace is
-	// kept on destroy: importing and destroying must not delete a directory.
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("keep_on_destroy"), true)...)
+	// Until an apply records the configured value, an imported local
+	// workspace is kept on destroy: importing and destroying must not delete
+	// a directory. A container is the provider's own (it carries the
+	// workspace label), so replacing or destroying it removes it.
+	keep := true
+	if w, err := r.eng.Open(ctx, id); err == nil && w.Kind != "local" {
+		keep = false
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("keep_on_destroy"), keep)...)
 }
 
 // absolutePathValidator requires an absolute POSIX path.

@@ -80,7 +80,8 @@ func (r *workspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 				Optional:    true,
 				ElementType: types.StringType,
 				MarkdownDescription: "Environment variables of the workspace (the seed's manifest `environment`), name to " +
-					"value: the container's environment on the docker backend. " + replaceIfDockerDesc,
+					"value: the container's environment on the docker backend. Values are kept in state in clear text; " +
+					"give secrets to the workspace with `sandbox_file.content_wo` instead. " + replaceIfDockerDesc,
 				PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplaceIf(replaceMapIfDocker, replaceIfDockerDesc, replaceIfDockerDesc)},
 			},
 			"users": schema.ListNestedAttribute{

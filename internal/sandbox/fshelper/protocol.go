@@ -53,7 +53,15 @@ const (
 	OpRemove    = "remove"    // file or empty directory
 	OpRemoveAll = "removeall" // tree, no symlink followed
 	OpWrite     = "write"     // tar on stdin; Response.Written, one per member
+	OpKillEnv   = "killenv"   // arg: token; SIGKILL every process whose environment holds ExecTokenEnv=<token>; Response.Size = how many
 )
+
+// ExecTokenEnv is the environment variable the Docker backend gives every
+// command it runs, with a value unique to that run. Children inherit it, so
+// on timeout OpKillEnv finds and kills the whole tree the command started,
+// process groups and new sessions included, with no tool needed in the
+// image.
+const ExecTokenEnv = "SANDBOX_EXEC_TOKEN"
 
 // Version is the protocol version printed by OpVersion.
 const Version = "1"

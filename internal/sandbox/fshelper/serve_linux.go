@@ -98,6 +98,9 @@ func run(ctx context.Context, b *local.Backend, op, rel, arg string, stdin io.Re
 	case OpWrite:
 		written, err := writeTar(ctx, b, stdin)
 		return Response{Written: written}, err
+	case OpKillEnv:
+		n, err := killByEnv(ExecTokenEnv + "=" + arg)
+		return Response{Size: int64(n)}, err
 	}
 	return Response{}, fmt.Errorf("%w: unknown operation %q", errUsage, op)
 }

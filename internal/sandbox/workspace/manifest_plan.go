@@ -84,6 +84,10 @@ func CheckManifest(m *sandbox.Manifest) (*ManifestPlan, error) {
 			return nil, fmt.Errorf("entry path %q is given twice (the seed would apply both, the second overwriting the first); keep one", ep.Path)
 		}
 		seen[ep.Path] = true
+		if p := ep.Entry.Permissions; p.Owner < 0 || p.Owner > 7 || p.Group < 0 || p.Group > 7 || p.Other < 0 || p.Other > 7 {
+			return nil, fmt.Errorf("entry %q has permissions owner=%d group=%d other=%d: each must be 0 to 7 (the seed shifts "+
+				"larger values into setuid/setgid/sticky and file-type bits, which this provider never sets)", ep.Path, p.Owner, p.Group, p.Other)
+		}
 		if ep.Path == "." && (t == "file" || t == "local_file") {
 			return nil, fmt.Errorf("entry path %q names the workspace root itself; a %s needs a path below it", ep.Path, t)
 		}

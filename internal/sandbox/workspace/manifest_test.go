@@ -123,6 +123,8 @@ func TestCheckManifestRefusals(t *testing.T) {
 		{`{"entries": {"": {"type": "file", "content": ""}}}`, "names the workspace root"},
 		{`{"entries": {"s": {"type": "local_dir", "src": "x"}, "s/f": {"type": "file", "content": ""}}}`, `"s/f" lies inside local_dir entry "s"`},
 		{`{"entries": {"safe": {"type": "dir", "children": {"../x": {"type": "file", "content": ""}}}}}`, "manifest path must not escape root: safe/../x"},
+		{`{"entries": {"f": {"type": "file", "content": "", "permissions": {"owner": 9, "group": 0, "other": 0}}}}`, `"f" has permissions owner=9 group=0 other=0: each must be 0 to 7`},
+		{`{"entries": {"f": {"type": "file", "content": "", "permissions": {"owner": -1, "group": 0, "other": 0}}}}`, `owner=-1`},
 	} {
 		m, err := sandbox.ParseManifestJSON([]byte(tt.in))
 		if err != nil {

@@ -157,9 +157,18 @@ func TestDockerBackend_execAndLifecycle(t *testing.T) {
 	if err != nil || res.ExitCode != 3 || string(res.Stdout) != "hi there\n/workspace\n" || string(res.Stderr) != "err\n" {
 		t.Fatalf("exec: %+v %q %q %v", res, res.Stdout, res.Stderr, err)
 	}
-	_, err = b.Exec(ctx, backend.ExecRequest{Argv: []string{"sleep", "30"}, Timeout: 500 * time.Millisecond})
-	if !errors.Is(err, backend.ErrExecTimeout) {
+	// On timeout the command and everything it started are killed, even a
+	// child that left the process group.
+	_, err = b.Exec(ctx, backend.ExecRequest{
+		Argv:    []string{"sh", "-c", "sleep 31 & setsid sleep 32 & sleep 33; echo done"},
+		Timeout: 500 * time.Millisecond,
+	})
+	if !errors.Is(err, backend.ErrExecTimeout) || !strings.Contains(err.Error(), "every process it started was killed") {
 		t.Fatalf("timeout: %v", err)
+	}
+	left := sh(t, b, `for p in /proc/[0-9]*; do tr '\0' ' ' < $p/cmdline 2>/dev/null; echo; done | grep -c 'sleep 3[123]' || true`)
+	if left != "0" {
+		t.Fatalf("%s processes of the timed-out command survived", left)
 	}
 	// A stopped container is started again.
 	cli := dockertest.Client()

@@ -1,7 +1,6 @@
 package docker
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,11 +9,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/moby/moby/api/pkg/stdcopy"
 	"github.com/moby/moby/client"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/fshelper"
 )
 
 // execSpec is one `docker exec`.
@@ -24,6 +25,7 @@ type execSpec struct {
 	workdir string
 	env     []string
 	stdin   io.Reader // nil: no stdin
+	limit   int       // bytes kept per output stream; 0 keeps everything
 }
 
 // run executes spec in the container and waits for it: stdout and stderr
@@ -64,8 +66,8 @@ func (d *Daemon) run(ctx context.Context, containerID string, spec execSpec) (sa
 	} else {
 		stdinErr <- nil
 	}
-	var stdout, stderr bytes.Buffer
-	_, copyErr := stdcopy.StdCopy(&stdout, &stderr, att.Reader)
+	stdout, stderr := &backend.CappedBuffer{Limit: spec.limit}, &backend.CappedBuffer{Limit: spec.limit}
+	_, copyErr := stdcopy.StdCopy(stdout, stderr, att.Reader)
 	var inErr error
 	select {
 	case inErr = <-stdinErr:
@@ -88,7 +90,7 @@ func (d *Daemon) run(ctx context.Context, containerID string, spec execSpec) (sa
 		}
 		if !ins.Running {
 			res.ExitCode = ins.ExitCode
-			return res, nil
+			return res, backend.CheckOutput(stdout, stderr)
 		}
 		if i > 100 {
 			return res, fmt.Errorf("exec %s: missing_exit_code: the command still runs after its output closed", spec.argv[0])
@@ -105,9 +107,11 @@ func isBrokenPipe(err error) bool {
 // Exec runs a command in the container as the seed's Docker backend does
 // (SPEC §6.2): `docker exec` with the output demultiplexed, the working
 // directory the workspace root (or req.WorkDir below it), the user passed
-// natively to the daemon ("" is the image's user) and req.Env added. On
-// timeout a best-effort `pkill -f -- '<joined argv>'` runs in the container
-// and the error wraps backend.ErrExecTimeout ("command timed out").
+// natively to the daemon ("" is the image's user) and req.Env added, plus
+// fshelper.ExecTokenEnv set to a value unique to the run. On timeout the
+// file helper kills, as root, every process carrying that token (the
+// command and everything it started), and the error wraps
+// backend.ErrExecTimeout ("command timed out").
 func (b *Backend) Exec(ctx context.Context, req backend.ExecRequest) (sandbox.ExecResult, error) {
 	if len(req.Argv) == 0 {
 		return sandbox.ExecResult{}, errors.New("exec: empty command")
@@ -116,24 +120,31 @@ func (b *Backend) Exec(ctx context.Context, req backend.ExecRequest) (sandbox.Ex
 	if req.WorkDir != "" && req.WorkDir != "." {
 		workdir = strings.TrimSuffix(b.root, "/") + "/" + req.WorkDir
 	}
-	env := make([]string, 0, len(req.Env))
+	env := make([]string, 0, len(req.Env)+1)
 	for k, v := range req.Env {
 		env = append(env, k+"="+v)
 	}
 	sort.Strings(env)
+	token := uuid.NewString()
+	env = append(env, fshelper.ExecTokenEnv+"="+token)
 	runCtx := ctx
 	if req.Timeout > 0 {
 		var cancel context.CancelFunc
 		runCtx, cancel = context.WithTimeout(ctx, req.Timeout)
 		defer cancel()
 	}
-	res, err := b.d.run(runCtx, b.id, execSpec{argv: req.Argv, user: req.User, workdir: workdir, env: env})
+	res, err := b.d.run(runCtx, b.id, execSpec{argv: req.Argv, user: req.User, workdir: workdir, env: env, limit: backend.MaxOutputBytes})
 	if err != nil && errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
-		pattern := strings.ReplaceAll(strings.Join(req.Argv, " "), "'", `'"'"'`)
+		// Kill every process the command started: they all inherit the
+		// run's token, whatever process group or session they moved to.
 		killCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
-		_, _ = b.d.run(killCtx, b.id, execSpec{argv: []string{"sh", "-lc", "pkill -f -- '" + pattern + "' >/dev/null 2>&1 || true"}})
-		return sandbox.ExecResult{ExitCode: -1}, fmt.Errorf("%w after %s", backend.ErrExecTimeout, req.Timeout.Round(time.Millisecond))
+		if _, kerr := b.helper(killCtx, fshelper.OpKillEnv, ".", token, nil); kerr != nil {
+			return sandbox.ExecResult{ExitCode: -1}, fmt.Errorf("%w after %s; killing its processes failed: %w",
+				backend.ErrExecTimeout, req.Timeout.Round(time.Millisecond), kerr)
+		}
+		return sandbox.ExecResult{ExitCode: -1}, fmt.Errorf("%w after %s; every process it started was killed",
+			backend.ErrExecTimeout, req.Timeout.Round(time.Millisecond))
 	}
 	return res, err
 }

@@ -3,7 +3,6 @@
 package local
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -49,8 +48,8 @@ func (b *Backend) Exec(ctx context.Context, req backend.ExecRequest) (sandbox.Ex
 	for k, v := range req.Env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	stdout, stderr := &backend.CappedBuffer{Limit: backend.MaxOutputBytes}, &backend.CappedBuffer{Limit: backend.MaxOutputBytes}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		return sandbox.ExecResult{}, fmt.Errorf("exec %s: %w", req.Argv[0], err)
@@ -78,5 +77,5 @@ func (b *Backend) Exec(ctx context.Context, req backend.ExecRequest) (sandbox.Ex
 	default:
 		return res, fmt.Errorf("exec %s: %w", req.Argv[0], waitErr)
 	}
-	return res, nil
+	return res, backend.CheckOutput(stdout, stderr)
 }

@@ -63,3 +63,15 @@ func TestExecRefusesUser(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+func TestExecCapsOutput(t *testing.T) {
+	res, err := New(t.TempDir()).Exec(context.Background(), backend.ExecRequest{
+		Argv: []string{"sh", "-c", "head -c 5000000 /dev/zero; echo small >&2"},
+	})
+	if !errors.Is(err, backend.ErrOutputTooLarge) || !strings.Contains(err.Error(), "stdout was 5000000 bytes") {
+		t.Fatalf("err = %v, want ErrOutputTooLarge naming stdout", err)
+	}
+	if len(res.Stdout) != backend.MaxOutputBytes || string(res.Stderr) != "small\n" {
+		t.Fatalf("kept %d bytes of stdout and %q of stderr", len(res.Stdout), res.Stderr)
+	}
+}
