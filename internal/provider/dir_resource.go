@@ -3,6 +3,9 @@ package provider
 import (
 	"context"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -81,16 +84,22 @@ func (r *dirResource) apply(ctx context.Context, m *entryModel) error {
 }
 
 func (r *dirResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	r.save(ctx, req.Plan, &resp.State, &resp.Diagnostics, "Creating")
+}
+
+// save applies the planned directory and records it in state (Create and
+// Update do the same: mkdir -p, then the metadata).
+func (r *dirResource) save(ctx context.Context, plan tfsdk.Plan, state *tfsdk.State, diags *diag.Diagnostics, verb string) {
 	var m entryModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
+	diags.Append(plan.Get(ctx, &m)...)
+	if diags.HasError() {
 		return
 	}
 	if err := r.apply(ctx, &m); err != nil {
-		addEngineError(&resp.Diagnostics, "Creating directory "+m.Path.ValueString()+" failed", err)
+		addEngineError(diags, verb+" directory "+m.Path.ValueString()+" failed", err)
 		return
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	diags.Append(state.Set(ctx, &m)...)
 }
 
 func (r *dirResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -125,16 +134,7 @@ func (r *dirResource) Read(ctx context.Context, req resource.ReadRequest, resp *
 }
 
 func (r *dirResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var m entryModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if err := r.apply(ctx, &m); err != nil {
-		addEngineError(&resp.Diagnostics, "Updating directory "+m.Path.ValueString()+" failed", err)
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	r.save(ctx, req.Plan, &resp.State, &resp.Diagnostics, "Updating")
 }
 
 func (r *dirResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
@@ -188,17 +189,23 @@ func (r *localDirResource) sync(ctx context.Context, m *localDirModel) error {
 }
 
 func (r *localDirResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	r.save(ctx, req.Plan, &resp.State, resp.Private, &resp.Diagnostics)
+}
+
+// save copies the planned tree and records it, with the list of files
+// written in private state (Create and Update do the same sync).
+func (r *localDirResource) save(ctx context.Context, plan tfsdk.Plan, state *tfsdk.State, private privateSetter, diags *diag.Diagnostics) {
 	var m localDirModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
+	diags.Append(plan.Get(ctx, &m)...)
+	if diags.HasError() {
 		return
 	}
 	if err := r.sync(ctx, &m); err != nil {
-		addEngineError(&resp.Diagnostics, "Copying "+m.Source.ValueString()+" to "+m.Path.ValueString()+" failed", err)
+		addEngineError(diags, "Copying "+m.Source.ValueString()+" to "+m.Path.ValueString()+" failed", err)
 		return
 	}
-	resp.Diagnostics.Append(recordWritten(ctx, resp.Private, m.Files)...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	diags.Append(recordWritten(ctx, private, m.Files)...)
+	diags.Append(state.Set(ctx, &m)...)
 }
 
 func (r *localDirResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -234,17 +241,7 @@ func (r *localDirResource) Read(ctx context.Context, req resource.ReadRequest, r
 }
 
 func (r *localDirResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var m localDirModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if err := r.sync(ctx, &m); err != nil {
-		addEngineError(&resp.Diagnostics, "Copying "+m.Source.ValueString()+" to "+m.Path.ValueString()+" failed", err)
-		return
-	}
-	resp.Diagnostics.Append(recordWritten(ctx, resp.Private, m.Files)...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	r.save(ctx, req.Plan, &resp.State, resp.Private, &resp.Diagnostics)
 }
 
 func (r *localDirResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

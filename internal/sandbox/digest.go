@@ -52,7 +52,7 @@ func DigestReader(r io.Reader) (FileDigest, error) {
 func digestReader(ctx context.Context, r io.Reader) (FileDigest, error) {
 	m, s1, s256, s512 := md5.New(), sha1.New(), sha256.New(), sha512.New() //nolint:gosec
 	w := newFanout(m, s1, s256, s512)
-	n, err := copyChunks(ctx, w, r)
+	n, err := CopyChunks(ctx, w, r)
 	w.Close()
 	if err != nil {
 		return FileDigest{}, err
@@ -125,7 +125,7 @@ func (f *fanout) Close() {
 // number of bytes read; ctx is checked between chunks.
 func sha256Reader(ctx context.Context, r io.Reader) (string, int64, error) {
 	h := sha256.New()
-	n, err := copyChunks(ctx, h, r)
+	n, err := CopyChunks(ctx, h, r)
 	if err != nil {
 		return "", n, err
 	}
@@ -134,9 +134,12 @@ func sha256Reader(ctx context.Context, r io.Reader) (string, int64, error) {
 
 var chunkPool = sync.Pool{New: func() any { b := make([]byte, DigestChunkSize); return &b }}
 
-// copyChunks copies r into w in DigestChunkSize reads (never through
-// WriterTo/ReaderFrom shortcuts), checking ctx before every chunk.
-func copyChunks(ctx context.Context, w io.Writer, r io.Reader) (int64, error) {
+// CopyChunks copies r into w in DigestChunkSize reads through a pooled
+// buffer (never through WriterTo/ReaderFrom shortcuts, so every byte passes
+// through w), checking ctx before every chunk. Every streamed copy of the
+// engine goes through it, so no more than one chunk per stream is held in
+// memory.
+func CopyChunks(ctx context.Context, w io.Writer, r io.Reader) (int64, error) {
 	bp := chunkPool.Get().(*[]byte)
 	defer chunkPool.Put(bp)
 	buf := *bp

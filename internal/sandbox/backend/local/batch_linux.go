@@ -18,6 +18,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 )
 
@@ -281,7 +282,7 @@ func stageStream(ctx context.Context, pfd int, rel, base string, it BatchItem) (
 // the mode.
 func fillTemp(ctx context.Context, f *os.File, rel string, it BatchItem) (backend.WriteResult, error) {
 	h := sha256.New()
-	n, err := copyChunks(ctx, io.MultiWriter(f, h), it.R)
+	n, err := sandbox.CopyChunks(ctx, io.MultiWriter(f, h), it.R)
 	if err != nil {
 		return backend.WriteResult{}, fmt.Errorf("write %s: %w", rel, err)
 	}

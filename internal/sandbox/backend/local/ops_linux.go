@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 )
 
@@ -181,7 +182,7 @@ func regularFile(fd int, name string) (*os.File, error) {
 
 func hashStream(ctx context.Context, f *os.File) (string, int64, error) {
 	h := sha256.New()
-	n, err := copyChunks(ctx, h, f)
+	n, err := sandbox.CopyChunks(ctx, h, f)
 	if err != nil {
 		return "", n, fmt.Errorf("hash %s: %w", f.Name(), err)
 	}

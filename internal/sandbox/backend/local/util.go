@@ -1,10 +1,8 @@
 package local
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os/user"
 	"path"
 	"strconv"
@@ -20,34 +18,6 @@ import (
 const chunkSize = 1 << 20
 
 var chunkPool = sync.Pool{New: func() any { b := make([]byte, chunkSize); return &b }}
-
-// copyChunks copies r into w through a pooled 1 MiB buffer, checking ctx
-// before every chunk; it never takes a WriterTo/ReaderFrom shortcut, so every
-// byte passes through w.
-func copyChunks(ctx context.Context, w io.Writer, r io.Reader) (int64, error) {
-	bp := chunkPool.Get().(*[]byte)
-	defer chunkPool.Put(bp)
-	buf := *bp
-	var total int64
-	for {
-		if err := ctx.Err(); err != nil {
-			return total, err
-		}
-		n, err := r.Read(buf)
-		if n > 0 {
-			if _, werr := w.Write(buf[:n]); werr != nil {
-				return total, werr
-			}
-			total += int64(n)
-		}
-		if err == io.EOF {
-			return total, nil
-		}
-		if err != nil {
-			return total, err
-		}
-	}
-}
 
 // cleanRel checks a workspace-relative POSIX path and returns it cleaned
 // ("" becomes "."). Absolute paths and ".." segments that leave the root are

@@ -17,6 +17,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 )
 
@@ -94,7 +95,7 @@ func writeTemp(ctx context.Context, pfd int, rel, base string, r io.Reader, mode
 	}()
 
 	h := sha256.New()
-	n, err := copyChunks(ctx, io.MultiWriter(f, h), r)
+	n, err := sandbox.CopyChunks(ctx, io.MultiWriter(f, h), r)
 	if err != nil {
 		return backend.WriteResult{}, fmt.Errorf("write %s: %w", rel, err)
 	}
