@@ -194,6 +194,11 @@ func TestAccFile_writeOnlySecret(t *testing.T) {
 					if strings.Contains(v, secret) {
 						return fmt.Errorf("secret found in state at %s.%s", addr, k)
 					}
+					for _, version := range []string{"1", "2", ""} {
+						if v == sha(secret+version) {
+							return fmt.Errorf("the SHA-256 of the secret is in state at %s.%s", addr, k)
+						}
+					}
 				}
 			}
 		}
@@ -227,6 +232,16 @@ func TestAccFile_writeOnlySecret(t *testing.T) {
 				PreConfig: func() { _ = os.Remove(filepath.Join(env.wsRoot(), ".secrets/token")) },
 				Config:    cfg(2),
 				Check:     checkWorkspaceFile(env, ".secrets/token", secret+"2", 0o600),
+			},
+			{
+				// Without a version, refreshes never read a digest back:
+				// the plan stays empty and no hash of the secret lands.
+				Config: fileConfig(env, ".secrets/token", fmt.Sprintf(`content_wo = %q
+  permissions = "0600"`, secret)),
+				Check: noLeak,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
 			},
 		},
 	})
