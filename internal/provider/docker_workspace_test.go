@@ -96,7 +96,7 @@ func TestAccDockerWorkspace_lifecycle(t *testing.T) {
 				),
 			},
 			{ResourceName: "sandbox_workspace.ws", ImportState: true, ImportStateVerify: true,
-				ImportStateVerifyIgnore: []string{"keep_on_destroy", "environment", "users", "groups", "exposed_ports", "endpoints", "docker.pull_policy"}},
+				ImportStateVerifyIgnore: []string{"keep_on_destroy", "docker.pull_policy"}},
 			{
 				// Import on a machine without the registry record: the
 				// container is found by its sandbox.workspace_id label.
@@ -109,7 +109,7 @@ func TestAccDockerWorkspace_lifecycle(t *testing.T) {
 					must(t, os.Remove(recs[0]))
 				},
 				ResourceName: "sandbox_workspace.ws", ImportState: true, ImportStateVerify: true,
-				ImportStateVerifyIgnore: []string{"keep_on_destroy", "environment", "users", "groups", "exposed_ports", "endpoints", "docker.pull_policy"},
+				ImportStateVerifyIgnore: []string{"keep_on_destroy", "docker.pull_policy"},
 			},
 			{ResourceName: "sandbox_file.hello", ImportState: true, ImportStateVerify: true,
 				ImportStateVerifyIgnore: []string{"content", "manifest_entry", "size", "content_sha256", "permissions", "group", "content_md5", "content_sha1", "content_base64sha256", "content_sha512", "content_base64sha512"}},

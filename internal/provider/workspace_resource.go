@@ -222,6 +222,10 @@ func (r *workspaceResource) Read(ctx context.Context, req resource.ReadRequest, 
 			return
 		}
 		m.Docker = dockerObject(info)
+		if info.HasSpec {
+			// Imported: the container says what it was created with.
+			importedSpec(info, &m)
+		}
 	}
 	if m.Users.IsNull() {
 		m.Users = types.ListNull(types.ObjectType{AttrTypes: userAttrTypes})

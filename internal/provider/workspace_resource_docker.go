@@ -165,3 +165,51 @@ func (dockerRootDefault) PlanModifyString(ctx context.Context, req planmodifier.
 	}
 	resp.PlanValue = types.StringValue(workspace.DefaultDockerRoot)
 }
+
+var groupAttrTypes = map[string]attr.Type{
+	"name":  types.StringType,
+	"users": types.ListType{ElemType: types.ObjectType{AttrTypes: userAttrTypes}},
+}
+
+// importedSpec sets exposed_ports, environment, users and groups of an
+// imported docker workspace from what its container records, so the plan
+// after an import does not replace the container.
+func importedSpec(info workspace.DockerInfo, m *workspaceModel) {
+	userList := func(users []sandbox.User) types.List {
+		objs := make([]attr.Value, 0, len(users))
+		for _, u := range users {
+			objs = append(objs, types.ObjectValueMust(userAttrTypes, map[string]attr.Value{"name": types.StringValue(u.Name)}))
+		}
+		return types.ListValueMust(types.ObjectType{AttrTypes: userAttrTypes}, objs)
+	}
+	if len(info.ExposedPorts) > 0 {
+		ports := make([]attr.Value, 0, len(info.ExposedPorts))
+		for _, p := range info.ExposedPorts {
+			ports = append(ports, types.Int64Value(int64(p)))
+		}
+		m.ExposedPorts = types.ListValueMust(types.Int64Type, ports)
+	}
+	if len(info.Environment) > 0 {
+		env := make(map[string]attr.Value, len(info.Environment))
+		for k, v := range info.Environment {
+			env[k] = types.StringValue(v)
+		}
+		m.Environment = types.MapValueMust(types.StringType, env)
+	}
+	if len(info.Users) > 0 {
+		m.Users = userList(info.Users)
+	}
+	if len(info.Groups) > 0 {
+		groups := make([]attr.Value, 0, len(info.Groups))
+		for _, g := range info.Groups {
+			members := types.ListNull(types.ObjectType{AttrTypes: userAttrTypes})
+			if len(g.Users) > 0 {
+				members = userList(g.Users)
+			}
+			groups = append(groups, types.ObjectValueMust(groupAttrTypes, map[string]attr.Value{
+				"name": types.StringValue(g.Name), "users": members,
+			}))
+		}
+		m.Groups = types.ListValueMust(types.ObjectType{AttrTypes: groupAttrTypes}, groups)
+	}
+}

@@ -160,6 +160,7 @@ func containerConfig(s Spec) (*container.Config, *container.HostConfig) {
 	}
 	labels[LabelWorkspaceID] = s.WorkspaceID
 	labels[LabelRoot] = s.Root
+	labels[LabelSpec] = specLabelOf(s)
 	env := make([]string, 0, len(s.Environment))
 	for k, v := range s.Environment {
 		env = append(env, k+"="+v)
@@ -337,6 +338,15 @@ type Info struct {
 	Labels map[string]string
 	// FUSE reports the FUSE grant (CAP_SYS_ADMIN with /dev/fuse).
 	FUSE bool
+	// HasSpec reports that the container carries LabelSpec, so the fields
+	// below are what it was created with.
+	HasSpec bool
+	// ExposedPorts, Users, Groups and Environment are read back from
+	// LabelSpec (environment values from the container's configuration).
+	ExposedPorts []int
+	Users        []sandbox.User
+	Groups       []sandbox.Group
+	Environment  map[string]string
 }
 
 // Describe reads Info from the daemon.
@@ -359,13 +369,18 @@ func (b *Backend) Describe(ctx context.Context) (Info, error) {
 			}
 		}
 		for k, v := range c.Config.Labels {
-			if iv, ok := inherited[k]; k == LabelWorkspaceID || k == LabelRoot || (ok && iv == v) {
+			if iv, ok := inherited[k]; k == LabelWorkspaceID || k == LabelRoot || k == LabelSpec || (ok && iv == v) {
 				continue
 			}
 			if info.Labels == nil {
 				info.Labels = map[string]string{}
 			}
 			info.Labels[k] = v
+		}
+	}
+	if c.Config != nil {
+		if raw, ok := c.Config.Labels[LabelSpec]; ok {
+			readSpecLabel(raw, c.Config.Env, &info)
 		}
 	}
 	if hc := c.HostConfig; hc != nil {

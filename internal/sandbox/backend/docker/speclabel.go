@@ -1,0 +1,81 @@
+package docker
+
+import (
+	"encoding/json"
+	"sort"
+	"strings"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+)
+
+// LabelSpec is the container label holding, as JSON, what a container
+// cannot otherwise give back when it is imported: its exposed ports, users,
+// groups and the names of its environment variables (their values are in
+// the container's configuration; the label holds no value).
+const LabelSpec = "sandbox.spec"
+
+type specLabel struct {
+	ExposedPorts []int       `json:"exposed_ports,omitempty"`
+	Users        []string    `json:"users,omitempty"`
+	Groups       []specGroup `json:"groups,omitempty"`
+	Environment  []string    `json:"environment,omitempty"`
+}
+
+type specGroup struct {
+	Name  string   `json:"name"`
+	Users []string `json:"users,omitempty"`
+}
+
+func specLabelOf(s Spec) string {
+	l := specLabel{ExposedPorts: s.ExposedPorts}
+	for _, u := range s.Users {
+		l.Users = append(l.Users, u.Name)
+	}
+	for _, g := range s.Groups {
+		sg := specGroup{Name: g.Name}
+		for _, u := range g.Users {
+			sg.Users = append(sg.Users, u.Name)
+		}
+		l.Groups = append(l.Groups, sg)
+	}
+	for k := range s.Environment {
+		l.Environment = append(l.Environment, k)
+	}
+	sort.Strings(l.Environment)
+	b, _ := json.Marshal(l)
+	return string(b)
+}
+
+// readSpecLabel fills info from a LabelSpec value and the container's
+// environment ("NAME=value" entries). A label that does not parse is
+// ignored.
+func readSpecLabel(raw string, env []string, info *Info) {
+	var l specLabel
+	if json.Unmarshal([]byte(raw), &l) != nil {
+		return
+	}
+	info.HasSpec = true
+	info.ExposedPorts = l.ExposedPorts
+	for _, u := range l.Users {
+		info.Users = append(info.Users, sandbox.User{Name: u})
+	}
+	for _, g := range l.Groups {
+		grp := sandbox.Group{Name: g.Name, Users: []sandbox.User{}}
+		for _, u := range g.Users {
+			grp.Users = append(grp.Users, sandbox.User{Name: u})
+		}
+		info.Groups = append(info.Groups, grp)
+	}
+	values := map[string]string{}
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			values[k] = v
+		}
+	}
+	for _, k := range l.Environment {
+		if info.Environment == nil {
+			info.Environment = map[string]string{}
+		}
+		info.Environment[k] = values[k]
+	}
+}
