@@ -193,6 +193,14 @@ func TestAccGitRepo_branchMoved(t *testing.T) {
 				}},
 				Check: expectCopy(env, moved),
 			},
+			{
+				// Import reads the copy back; repo and ref come from configuration.
+				ResourceName:      "sandbox_git_repo.r",
+				ImportState:       true,
+				ImportStateVerify: true,
+				ImportStateVerifyIgnore: []string{"host", "repo", "ref", "url", "subpath", "commit", "manifest_entry",
+					"credentials_wo_version"},
+			},
 		},
 	})
 }
