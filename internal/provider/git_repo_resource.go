@@ -94,7 +94,8 @@ func (r *gitRepoResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 	attrs["token_wo"] = writeOnly("HTTP(S) access token, sent as the basic-auth password (user `x-access-token`). Conflicts with `username_wo`/`password_wo` and `ssh_private_key_wo`.")
 	attrs["username_wo"] = writeOnly("HTTP(S) basic-auth user name, with `password_wo`.")
 	attrs["password_wo"] = writeOnly("HTTP(S) basic-auth password, with `username_wo`.")
-	attrs["ssh_private_key_wo"] = writeOnly("PEM private key for an ssh URL. The server's host key is checked against the user's `known_hosts`.")
+	attrs["ssh_private_key_wo"] = writeOnly("Unencrypted PEM private key (OpenSSH, PKCS#1 or PKCS#8) for an ssh URL; the user is the URL's (default `git`). The server's " +
+		"host key is checked against the `known_hosts` file named by `SSH_KNOWN_HOSTS`, else `~/.ssh/known_hosts`.")
 	attrs["credentials_wo_version"] = schema.Int64Attribute{
 		Optional:            true,
 		MarkdownDescription: "Any number; change it when the credentials change. Credentials are only used to fetch; changing them alone re-fetches but copies nothing that is unchanged.",
