@@ -228,6 +228,18 @@ func TestAccGitRepo_errors(t *testing.T) {
 			ExpectError: loose(`subpath = "nope"`, `subpath "nope" is not a directory in commit`, `of `+url+`: subpath missing in the repository`),
 		},
 	}
+	steps = append(steps,
+		resource.TestStep{
+			Config:      env.config(gitRepoBody("https://user:hunter2@127.0.0.1/x.git", "main", "")),
+			PlanOnly:    true,
+			ExpectError: loose(`Invalid url`, `url must not carry a password`),
+		},
+		resource.TestStep{
+			Config:      env.config(gitRepoBody(url, "main", `token_wo = "t"`+"\n"+`password_wo = "p"`)),
+			PlanOnly:    true,
+			ExpectError: loose(`Conflicting credentials`, `token_wo cannot be combined`),
+		},
+	)
 	for sub, reason := range map[string]string{"   ": "empty", "/docs": "absolute", `C:/repo`: "windows_path", `docs\x`: "windows_path", "a/../b": "parent_traversal"} {
 		steps = append(steps, resource.TestStep{
 			Config:      env.config(gitRepoBody(dead, "main", fmt.Sprintf("subpath = %q", sub))),

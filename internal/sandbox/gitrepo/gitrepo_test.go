@@ -117,3 +117,21 @@ func TestFetchRefusesSymlinks(t *testing.T) {
 		}
 	}
 }
+
+func TestAuthMethods(t *testing.T) {
+	a, err := Source{URL: "https://h/r.git", Credentials: Credentials{Token: "tok"}}.auth()
+	if err != nil || a.String() != "http-basic-auth - x-access-token:*******" {
+		t.Fatalf("token: %v, %v", a, err)
+	}
+	a, err = Source{URL: "https://h/r.git", Credentials: Credentials{Username: "u", Password: "p"}}.auth()
+	if err != nil || a.String() != "http-basic-auth - u:*******" {
+		t.Fatalf("basic: %v, %v", a, err)
+	}
+	if a, err := (Source{URL: "https://h/r.git"}).auth(); a != nil || err != nil {
+		t.Fatalf("none: %v, %v", a, err)
+	}
+	_, err = Source{URL: "ssh://git@h/r.git", Credentials: Credentials{SSHPrivateKey: "not a key SECRET"}}.auth()
+	if err == nil || strings.Contains(err.Error(), "SECRET") {
+		t.Fatalf("bad key: %v", err)
+	}
+}
