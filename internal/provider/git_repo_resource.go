@@ -132,7 +132,8 @@ func (r *gitRepoResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 			"commit does not have removed, unchanged files left alone; the chgrp and chmod apply to the destination " +
 			"directory. **Symlinks** in the copied tree are refused, whether they point inside or outside the checkout " +
 			"(nothing is followed or recreated, as `sandbox_local_dir`); submodules are left out. Errors name the attribute " +
-			"and the URL without credentials: unknown ref (`ref`), unreachable server or authentication failure (`url`/`repo`), " +
+			"and the URL without credentials: unknown ref (`ref`), unreachable server (`url`, else `repo`), authentication " +
+			"failure (the credential attribute set, else `url`/`repo`), " +
 			"subpath missing in the commit (`subpath`). Destroy removes the files this resource wrote. " +
 			"Import ID: `<workspace_id>/<path>` (then set `repo` and `ref`; the next apply fetches and re-copies).",
 		Attributes: attrs,
