@@ -195,6 +195,7 @@ func (p *sandboxProvider) Resources(_ context.Context) []func() resource.Resourc
 		NewDirResource,
 		NewFileResource,
 		NewLocalDirResource,
+		NewGitRepoResource,
 		NewCommandResource,
 		NewManifestResource,
 	}

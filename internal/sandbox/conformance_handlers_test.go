@@ -338,3 +338,31 @@ func handleErrorsVector(raw json.RawMessage, expected any) (any, error) {
 	}
 	return nil, unsupported("expected shape %T", expected)
 }
+
+func handleGitRepoVector(raw json.RawMessage, _ any) (any, error) {
+	var in struct {
+		Fn      string  `json:"fn"`
+		Repo    string  `json:"repo"`
+		Ref     string  `json:"ref"`
+		Subpath *string `json:"subpath"`
+	}
+	if err := json.Unmarshal(raw, &in); err != nil {
+		return nil, err
+	}
+	if in.Repo == "" {
+		// The seed test builds every GitRepo of these cases with this repo;
+		// some vectors leave it out of the input but expect it in the context.
+		in.Repo = "openai/example"
+	}
+	switch in.Fn {
+	case "GitRepo._validate_subpath":
+		s, err := ValidateGitSubpath(in.Repo, in.Subpath)
+		if err != nil || s == "" {
+			return nil, err
+		}
+		return s, nil
+	case "GitRepo._looks_like_commit_ref":
+		return LooksLikeCommitRef(in.Ref), nil
+	}
+	return nil, unsupported("fn %q: fetching happens on the host, not with git commands in the workspace", in.Fn)
+}

@@ -41,6 +41,7 @@ var vectorHandlers = map[string]vectorHandler{
 	"workspace_path": handleWorkspacePathVector,
 	"manifest_paths": handleManifestPathsVector,
 	"errors":         handleErrorsVector,
+	"git_repo":       handleGitRepoVector,
 }
 
 // caseHandlers are handlers that also need the vector's case name.

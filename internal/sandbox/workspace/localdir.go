@@ -123,16 +123,27 @@ func (e *Engine) ReadLocalDir(ctx context.Context, id, rel string) (EntryState, 
 // already copied are complete: every write is atomic). Without it (a
 // source unknown at plan time), the tree is hashed first.
 func (e *Engine) SyncLocalDir(ctx context.Context, id, rel, src string, m Meta, planned *TreeSummary) (TreeSummary, string, error) {
+	if err := e.checkSourceDir(src); err != nil {
+		return TreeSummary{}, "", err
+	}
+	return e.syncTree(ctx, id, rel, e.HostSources(), src, m, planned)
+}
+
+// SyncHostTree is SyncLocalDir for a host directory the engine itself
+// prepared (a Git checkout in a temporary directory): dir is absolute and
+// is read by the same no-follow rules, but is not confined to the working
+// directory or the grants.
+func (e *Engine) SyncHostTree(ctx context.Context, id, rel, dir string, m Meta, planned *TreeSummary) (TreeSummary, string, error) {
+	return e.syncTree(ctx, id, rel, sandbox.HostSourcePolicy{BaseDir: dir}, ".", m, planned)
+}
+
+func (e *Engine) syncTree(ctx context.Context, id, rel string, host sandbox.HostSourcePolicy, src string, m Meta, planned *TreeSummary) (TreeSummary, string, error) {
 	w, err := e.Open(ctx, id)
 	if err != nil {
 		return TreeSummary{}, "", err
 	}
-	host := e.HostSources()
-	if err := e.checkSourceDir(src); err != nil {
-		return TreeSummary{}, "", err
-	}
 	if bw, ok := w.Backend.(backend.BatchWriter); ok {
-		return e.syncBatch(ctx, w, bw, rel, src, m, planned)
+		return syncBatch(ctx, w, bw, host, rel, src, m, planned)
 	}
 	if planned == nil || planned.SHA256 == "" {
 		tree, err := host.ScanDir(ctx, src)
@@ -256,8 +267,7 @@ func joinRel(base, rel string) string {
 // host tree is hashed and compared with the plan first, then the files that
 // differ go into the workspace as one stream, each checked against its
 // SHA-256 on arrival.
-func (e *Engine) syncBatch(ctx context.Context, w *Workspace, bw backend.BatchWriter, rel, src string, m Meta, planned *TreeSummary) (TreeSummary, string, error) {
-	host := e.HostSources()
+func syncBatch(ctx context.Context, w *Workspace, bw backend.BatchWriter, host sandbox.HostSourcePolicy, rel, src string, m Meta, planned *TreeSummary) (TreeSummary, string, error) {
 	tree, err := host.ScanDir(ctx, src)
 	if err != nil {
 		return TreeSummary{}, "", err

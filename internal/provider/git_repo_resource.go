@@ -1,0 +1,285 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/gitrepo"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
+)
+
+var (
+	_ resource.ResourceWithConfigure      = (*gitRepoResource)(nil)
+	_ resource.ResourceWithImportState    = (*gitRepoResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*gitRepoResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*gitRepoResource)(nil)
+)
+
+// NewGitRepoResource returns the sandbox_git_repo resource: the seed's
+// GitRepo entry, a checkout of a Git repository fetched on the host.
+func NewGitRepoResource() resource.Resource { return &gitRepoResource{} }
+
+type gitRepoResource struct {
+	eng *workspace.Engine
+}
+
+type gitRepoModel struct {
+	entryModel
+	Host         types.String `tfsdk:"host"`
+	Repo         types.String `tfsdk:"repo"`
+	Ref          types.String `tfsdk:"ref"`
+	Subpath      types.String `tfsdk:"subpath"`
+	URL          types.String `tfsdk:"url"`
+	TokenWO      types.String `tfsdk:"token_wo"`
+	UsernameWO   types.String `tfsdk:"username_wo"`
+	PasswordWO   types.String `tfsdk:"password_wo"`
+	SSHKeyWO     types.String `tfsdk:"ssh_private_key_wo"`
+	CredsVersion types.Int64  `tfsdk:"credentials_wo_version"`
+	Commit       types.String `tfsdk:"commit"`
+	Files        types.Map    `tfsdk:"files"`
+	FileModes    types.Map    `tfsdk:"file_permissions"`
+	FileCount    types.Int64  `tfsdk:"file_count"`
+	TreeSHA256   types.String `tfsdk:"tree_sha256"`
+}
+
+func (r *gitRepoResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_git_repo"
+}
+
+func writeOnly(desc string) schema.StringAttribute {
+	return schema.StringAttribute{Optional: true, Sensitive: true, WriteOnly: true, MarkdownDescription: desc +
+		" Write-only: never stored in state or shown in plans, and removed from every error message."}
+}
+
+func (r *gitRepoResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	attrs := entryAttributes("checkout")
+	attrs["host"] = schema.StringAttribute{
+		Optional: true, Computed: true, Default: stringdefault.StaticString("github.com"),
+		MarkdownDescription: "Git host, the seed's `GitRepo.host`; the clone URL is `https://<host>/<repo>.git` unless `url` is set. Default `\"github.com\"`.",
+	}
+	attrs["repo"] = schema.StringAttribute{
+		Required:            true,
+		MarkdownDescription: "Repository path on the host, the seed's `GitRepo.repo` (`\"owner/name\"`, or any path the host serves).",
+	}
+	attrs["ref"] = schema.StringAttribute{
+		Required: true,
+		MarkdownDescription: "Branch, tag or commit, the seed's `GitRepo.ref`. A value fully matching `[0-9a-fA-F]{7,40}` is a commit " +
+			"(the seed's commit-ref detection); anything else is looked up as a branch (`refs/heads/<ref>`) first, then a tag " +
+			"(`refs/tags/<ref>`, annotated tags peeled to their commit), or as a full ref name. Branches and tags are resolved " +
+			"against the remote at plan time, so a moved branch shows as an update. An unknown ref fails the plan on this attribute.",
+	}
+	attrs["subpath"] = schema.StringAttribute{
+		Optional: true,
+		MarkdownDescription: "Directory of the repository to copy instead of its root, the seed's `GitRepo.subpath`. Checked at plan " +
+			"time before any network access with the seed's rules, in this order: blank after trimming → reason `empty`; " +
+			"absolute → `absolute`; a backslash or a drive letter → `windows_path`; any `..` segment → `parent_traversal` " +
+			"(error `git repo subpath must be a relative path inside the repository: <subpath>`, code `git_subpath_error`). " +
+			"Null, `\"\"` and `\".\"` mean the root; `docs/./ref/` is used as `docs/ref`. A subpath that is not a directory of " +
+			"the commit fails the apply.",
+	}
+	attrs["url"] = schema.StringAttribute{
+		Optional: true,
+		MarkdownDescription: "Clone URL overriding `https://<host>/<repo>.git`: `https://`, `http://`, `git://`, `file://`, `ssh://` or " +
+			"scp-like `user@host:path`. Must not carry a password: use `password_wo` or `token_wo`. Shown in errors without its userinfo.",
+	}
+	attrs["token_wo"] = writeOnly("HTTP(S) access token, sent as the basic-auth password (user `x-access-token`). Conflicts with `username_wo`/`password_wo` and `ssh_private_key_wo`.")
+	attrs["username_wo"] = writeOnly("HTTP(S) basic-auth user name, with `password_wo`.")
+	attrs["password_wo"] = writeOnly("HTTP(S) basic-auth password, with `username_wo`.")
+	attrs["ssh_private_key_wo"] = writeOnly("Unencrypted PEM private key (OpenSSH, PKCS#1 or PKCS#8) for an ssh URL; the user is the URL's (default `git`). The server's " +
+		"host key is checked against the `known_hosts` file named by `SSH_KNOWN_HOSTS`, else `~/.ssh/known_hosts`.")
+	attrs["credentials_wo_version"] = schema.Int64Attribute{
+		Optional:            true,
+		MarkdownDescription: "Any number; change it when the credentials change. Credentials are only used to fetch; changing them alone re-fetches but copies nothing that is unchanged.",
+	}
+	attrs["commit"] = schema.StringAttribute{
+		Computed: true,
+		MarkdownDescription: "The 40-hex commit checked out. Known at plan time for branches, tags and full commits (resolved against " +
+			"the remote, no fetch); for an abbreviated commit that no branch or tag points to it is known after the apply, " +
+			"which fetches the history to find it.",
+	}
+	attrs["files"] = schema.MapAttribute{
+		Computed: true, ElementType: types.StringType,
+		MarkdownDescription: "Map of each copied file's path (relative to the entry, POSIX) to its hex SHA-256. Read back from the " +
+			"workspace, so a file changed, added or deleted there shows in the plan and is repaired by the next apply. Unknown " +
+			"in a plan that changes `commit`.",
+	}
+	attrs["file_permissions"] = schema.MapAttribute{
+		Computed: true, ElementType: types.StringType,
+		MarkdownDescription: "Map of the same paths to each file's mode as 4-digit octal: `\"0755\"` for files Git records as " +
+			"executable, else `\"0644\"`. Directories inside the copy are `0755`.",
+	}
+	attrs["file_count"] = schema.Int64Attribute{Computed: true, MarkdownDescription: "Number of regular files copied."}
+	attrs["tree_sha256"] = schema.StringAttribute{
+		Computed: true,
+		MarkdownDescription: "Digest of the copied tree, the same formula as `sandbox_local_dir`'s `source_sha256`: " +
+			"`find . -type f -printf '%P\\n' | LC_ALL=C sort | xargs -r -d '\\n' sha256sum | sha256sum` in a checkout of the subpath.",
+	}
+	attrs["manifest_entry"] = manifestEntryAttribute("`{\"type\": \"git_repo\", ..., \"host\", \"repo\", \"ref\", \"subpath\"}` (the seed's `GitRepo`; `url` and credentials have no seed field and are left out).")
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A checkout of a Git repository in a workspace; follows the seed's `GitRepo` entry, except that " +
+			"fetching happens on the host (go-git: no git is needed on the host or in the image). The commit is fetched into " +
+			"a temporary host directory (depth 1 where the server allows, else a full fetch), its tree (or `subpath`) " +
+			"written there, then streamed into the workspace like `sandbox_local_dir`: changed files copied, files the " +
+			"commit does not have removed, unchanged files left alone; the chgrp and chmod apply to the destination " +
+			"directory. **Symlinks** in the copied tree are refused, whether they point inside or outside the checkout " +
+			"(nothing is followed or recreated, as `sandbox_local_dir`); submodules are left out. Errors name the attribute " +
+			"and the URL without credentials: unknown ref (`ref`), unreachable server (`url`, else `repo`), authentication " +
+			"failure (the credential attribute set, else `url`/`repo`), " +
+			"subpath missing in the commit (`subpath`). Destroy removes the files this resource wrote. " +
+			"Import ID: `<workspace_id>/<path>` (then set `repo` and `ref`; the next apply fetches and re-copies).",
+		Attributes: attrs,
+	}
+}
+
+func (r *gitRepoResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.eng = engineFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+// source builds the remote from m, with credentials from cfg (the
+// configuration: write-only values are null in plans and state).
+func (m *gitRepoModel) source(cfg *gitRepoModel) gitrepo.Source {
+	u := m.URL.ValueString()
+	if m.URL.IsNull() {
+		u = gitrepo.DefaultURL(m.Host.ValueString(), m.Repo.ValueString())
+	}
+	s := gitrepo.Source{URL: u}
+	if cfg != nil {
+		s.Credentials = gitrepo.Credentials{Token: cfg.TokenWO.ValueString(), Username: cfg.UsernameWO.ValueString(),
+			Password: cfg.PasswordWO.ValueString(), SSHPrivateKey: cfg.SSHKeyWO.ValueString()}
+	}
+	return s
+}
+
+func (m *gitRepoModel) subpathPtr() *string {
+	if m.Subpath.IsNull() {
+		return nil
+	}
+	s := m.Subpath.ValueString()
+	return &s
+}
+
+func (m *gitRepoModel) setManifestEntry() error {
+	v, err := m.manifestEntry("git_repo", func() (map[string]any, []string, error) {
+		if m.Host.IsUnknown() || m.Repo.IsUnknown() || m.Ref.IsUnknown() || m.Subpath.IsUnknown() {
+			return nil, nil, nil
+		}
+		f := map[string]any{"host": m.Host.ValueString(), "repo": m.Repo.ValueString(), "ref": m.Ref.ValueString(), "subpath": nil}
+		if sp := m.subpathPtr(); sp != nil {
+			f["subpath"] = *sp
+		}
+		return f, nil, nil
+	})
+	m.ManifestEntry = v
+	return err
+}
+
+func (m *gitRepoModel) setSummary(ctx context.Context, s workspace.TreeSummary) {
+	m.Files, _ = types.MapValueFrom(ctx, types.StringType, s.Files)
+	m.FileModes, _ = types.MapValueFrom(ctx, types.StringType, s.Modes)
+	m.FileCount = types.Int64Value(int64(len(s.Files)))
+	m.TreeSHA256 = types.StringValue(s.SHA256)
+}
+
+func (m *gitRepoModel) unknownSummary() {
+	m.Files = types.MapUnknown(types.StringType)
+	m.FileModes = types.MapUnknown(types.StringType)
+	m.FileCount = types.Int64Unknown()
+	m.TreeSHA256 = types.StringUnknown()
+}
+
+func (r *gitRepoResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var m gitRepoModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !m.Subpath.IsUnknown() && !m.Repo.IsUnknown() {
+		if _, err := sandbox.ValidateGitSubpath(m.Repo.ValueString(), m.subpathPtr()); err != nil {
+			addEngineAttributeError(&resp.Diagnostics, path.Root("subpath"), "Invalid subpath", err)
+		}
+	}
+	if !m.URL.IsNull() && !m.URL.IsUnknown() {
+		if problem := urlProblem(m.URL.ValueString()); problem != "" {
+			resp.Diagnostics.AddAttributeError(path.Root("url"), "Invalid url", problem)
+		}
+	}
+	set := func(v types.String) bool { return !v.IsNull() }
+	if set(m.TokenWO) && (set(m.UsernameWO) || set(m.PasswordWO) || set(m.SSHKeyWO)) {
+		resp.Diagnostics.AddAttributeError(path.Root("token_wo"), "Conflicting credentials",
+			"token_wo cannot be combined with username_wo, password_wo or ssh_private_key_wo.")
+	}
+	if set(m.SSHKeyWO) && (set(m.UsernameWO) || set(m.PasswordWO)) {
+		resp.Diagnostics.AddAttributeError(path.Root("ssh_private_key_wo"), "Conflicting credentials",
+			"ssh_private_key_wo is for ssh URLs; username_wo and password_wo are for HTTP(S).")
+	}
+}
+
+// urlProblem reports what makes a clone URL unusable, or "".
+func urlProblem(u string) string {
+	lower := strings.ToLower(u)
+	for _, scheme := range []string{"https://", "http://", "git://", "file://", "ssh://"} {
+		if strings.HasPrefix(lower, scheme) {
+			host := u[len(scheme):]
+			if i := strings.IndexAny(host, "/"); i >= 0 {
+				host = host[:i]
+			}
+			if at := strings.LastIndex(host, "@"); at >= 0 && strings.Contains(host[:at], ":") {
+				return "url must not carry a password (it would be stored in state): use password_wo or token_wo."
+			}
+			return ""
+		}
+	}
+	if at := strings.Index(u, "@"); at > 0 && strings.Contains(u[at:], ":") && !strings.Contains(u, "://") {
+		return "" // scp-like user@host:path
+	}
+	return "url must start with https://, http://, git://, file:// or ssh://, or be scp-like user@host:path."
+}
+
+// gitErrorPath picks the attribute a fetch or resolve error is about.
+func gitErrorPath(m *gitRepoModel, err error) path.Path {
+	switch {
+	case errors.Is(err, gitrepo.ErrUnknownRef), errors.Is(err, gitrepo.ErrMoved):
+		return path.Root("ref")
+	case errors.Is(err, gitrepo.ErrSubpathMissing):
+		return path.Root("subpath")
+	case errors.Is(err, gitrepo.ErrAuth):
+		for _, p := range []struct {
+			v    types.String
+			name string
+		}{{m.TokenWO, "token_wo"}, {m.PasswordWO, "password_wo"}, {m.SSHKeyWO, "ssh_private_key_wo"}} {
+			if !p.v.IsNull() {
+				return path.Root(p.name)
+			}
+		}
+	}
+	if !m.URL.IsNull() {
+		return path.Root("url")
+	}
+	return path.Root("repo")
+}
+
+// treeKey is the private state key holding the tree the last apply copied
+// (a workspace.TreeSummary as JSON): plans that keep the commit plan it as
+// `files`, so drift in the workspace shows without fetching again.
+const treeKey = "tree"
+
+func plannedTree(ctx context.Context, p privateGetter) *workspace.TreeSummary {
+	b, _ := p.GetKey(ctx, treeKey)
+	if len(b) == 0 {
+		return nil
+	}
+	var s workspace.TreeSummary
+	if json.Unmarshal(b, &s) != nil {
+		return nil
+	}
+	return &s
+}
