@@ -5,7 +5,7 @@
 # * A daemon that already answers `docker info` (DOCKER_HOST or the default
 #   socket) is used as it is.
 # * Otherwise, as root on a Debian-like machine, Debian's docker.io and
-#   busybox-static are installed when missing and dockerd is started in the
+#   busybox-static (and git, for the git_repo tests) are installed when missing and dockerd is started in the
 #   background (log: $SANDBOX_DOCKERD_LOG, default build/dockerd.log). The
 #   default storage driver is tried first; when it cannot run a container
 #   here, dockerd is restarted with --storage-driver=vfs.
@@ -50,6 +50,8 @@ install_packages() {
 	local want=()
 	command -v dockerd >/dev/null 2>&1 || want+=(docker.io)
 	[ -x /bin/busybox ] && /bin/busybox --list >/dev/null 2>&1 && ! ldd /bin/busybox >/dev/null 2>&1 || want+=(busybox-static)
+	# The git_repo tests serve repositories with git daemon and git http-backend.
+	command -v git >/dev/null 2>&1 || want+=(git)
 	[ ${#want[@]} -eq 0 ] && return 0
 	if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
 		give_up "no Docker daemon answers and ${want[*]} cannot be installed here (needs root and apt-get)"
