@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"encoding/json"
-	"sort"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -177,35 +176,7 @@ func (r *gitRepoResource) Delete(ctx context.Context, req resource.DeleteRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	rel, err := normalizedPath(m.Path)
-	if err != nil {
-		addEngineError(&resp.Diagnostics, "Invalid path in state", err)
-		return
-	}
-	var names []string
-	written, diags := req.Private.GetKey(ctx, writtenKey)
-	resp.Diagnostics.Append(diags...)
-	if len(written) > 0 {
-		if err := json.Unmarshal(written, &names); err != nil {
-			resp.Diagnostics.AddError("Reading the list of written files failed", err.Error())
-			return
-		}
-	} else {
-		var files map[string]string
-		resp.Diagnostics.Append(m.Files.ElementsAs(ctx, &files, false)...)
-		for f := range files {
-			names = append(names, f)
-		}
-		sort.Strings(names)
-	}
-	warning, err := r.eng.RemoveLocalDir(ctx, m.WorkspaceID.ValueString(), rel, names)
-	if err != nil {
-		addEngineError(&resp.Diagnostics, "Removing directory "+rel+" failed", err)
-		return
-	}
-	if warning != "" {
-		resp.Diagnostics.AddWarning("Directory left in place", warning)
-	}
+	deleteCopiedTree(ctx, r.eng, req, resp, m.WorkspaceID.ValueString(), m.Path, m.Files)
 }
 
 func (r *gitRepoResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {

@@ -118,6 +118,44 @@ func (m *localDirModel) summary(ctx context.Context) *workspace.TreeSummary {
 	return s
 }
 
+// deleteCopiedTree is the Delete of a resource that copies a tree into a
+// workspace (sandbox_local_dir, sandbox_git_repo): it removes the files the
+// resource wrote, listed in private state (for an imported resource, the
+// files it held when imported), then the directories left empty; what
+// others wrote stays, with a warning.
+func deleteCopiedTree(ctx context.Context, eng *workspace.Engine, req resource.DeleteRequest, resp *resource.DeleteResponse,
+	workspaceID string, p types.String, files types.Map) {
+	rel, err := normalizedPath(p)
+	if err != nil {
+		addEngineError(&resp.Diagnostics, "Invalid path in state", err)
+		return
+	}
+	var names []string
+	written, diags := req.Private.GetKey(ctx, writtenKey)
+	resp.Diagnostics.Append(diags...)
+	if len(written) > 0 {
+		if err := json.Unmarshal(written, &names); err != nil {
+			resp.Diagnostics.AddError("Reading the list of written files failed", err.Error())
+			return
+		}
+	} else {
+		var held map[string]string
+		resp.Diagnostics.Append(files.ElementsAs(ctx, &held, false)...)
+		for f := range held {
+			names = append(names, f)
+		}
+		sort.Strings(names)
+	}
+	warning, err := eng.RemoveLocalDir(ctx, workspaceID, rel, names)
+	if err != nil {
+		addEngineError(&resp.Diagnostics, "Removing directory "+rel+" failed", err)
+		return
+	}
+	if warning != "" {
+		resp.Diagnostics.AddWarning("Directory left in place", warning)
+	}
+}
+
 // writtenKey is the private state key holding the JSON list of files this
 // resource wrote: destroy removes those and nothing else, even though
 // `files` (refreshed from the workspace) may list files written by others.
@@ -250,36 +288,7 @@ func (r *localDirResource) Delete(ctx context.Context, req resource.DeleteReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	rel, err := normalizedPath(m.Path)
-	if err != nil {
-		addEngineError(&resp.Diagnostics, "Invalid path in state", err)
-		return
-	}
-	var names []string
-	written, diags := req.Private.GetKey(ctx, writtenKey)
-	resp.Diagnostics.Append(diags...)
-	if len(written) > 0 {
-		if err := json.Unmarshal(written, &names); err != nil {
-			resp.Diagnostics.AddError("Reading the list of written files failed", err.Error())
-			return
-		}
-	} else {
-		// Imported: everything the copy held when imported counts as its own.
-		var files map[string]string
-		resp.Diagnostics.Append(m.Files.ElementsAs(ctx, &files, false)...)
-		for f := range files {
-			names = append(names, f)
-		}
-		sort.Strings(names)
-	}
-	warning, err := r.eng.RemoveLocalDir(ctx, m.WorkspaceID.ValueString(), rel, names)
-	if err != nil {
-		addEngineError(&resp.Diagnostics, "Removing directory "+rel+" failed", err)
-		return
-	}
-	if warning != "" {
-		resp.Diagnostics.AddWarning("Directory left in place", warning)
-	}
+	deleteCopiedTree(ctx, r.eng, req, resp, m.WorkspaceID.ValueString(), m.Path, m.Files)
 }
 
 func (r *localDirResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
