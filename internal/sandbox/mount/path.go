@@ -1,0 +1,124 @@
+package mount
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+)
+
+// ResolveMountPath returns where a mount appears in the workspace (SPEC
+// §5.2), given the manifest root, the entry's mount_path (nil when unset)
+// and dest, the entry's resolved destination (root joined with its manifest
+// key path). The result is in pathlib form (no "." segments, no trailing
+// slash) but ".." is kept: "/workspace/repo/../actual" stays as it is.
+//
+//   - mount_path set: Windows-absolute → *sandbox.Error from
+//     sandbox.NewInvalidManifestPathError with the path written with "/"
+//     and reason "absolute"; POSIX-absolute → used as it is (it may lie
+//     outside the workspace); relative → root/mount_path.
+//   - mount_path unset: dest absolute and under root → root/(dest relative
+//     to root); absolute elsewhere → dest; relative → root/dest.
+//
+// The root is coerced to POSIX (backslashes become "/"); mount_path and dest
+// are read as POSIX paths whose backslashes are ordinary characters. Follows
+// the seed's Mount._resolve_mount_path_for_root.
+func ResolveMountPath(root string, mountPath *string, dest string) (string, error) {
+	rootPath := sandbox.CoercePosix(root)
+	if mountPath != nil {
+		if win, ok := sandbox.WindowsAbsoluteAsPosix(*mountPath); ok {
+			return "", sandbox.NewInvalidManifestPathError(win, sandbox.ReasonAbsolute)
+		}
+		mp := sandbox.PurePosix(*mountPath)
+		if strings.HasPrefix(mp, "/") {
+			return mp, nil
+		}
+		return sandbox.JoinPosix(rootPath, mp), nil
+	}
+	d := sandbox.PurePosix(dest)
+	if strings.HasPrefix(d, "/") {
+		rel, ok := sandbox.PosixRelativeTo(d, rootPath)
+		if !ok {
+			return d, nil
+		}
+		return sandbox.JoinPosix(rootPath, rel), nil
+	}
+	return sandbox.JoinPosix(rootPath, d), nil
+}
+
+// NormalizeMountTarget is the manifest-level normalisation of a resolved
+// mount path p (SPEC §5.2, mount_targets): a path inside root (or a relative
+// one, read under root) has its "." and "x/.." segments collapsed lexically,
+// "/workspace/repo/../actual" becoming "/workspace/actual"; an absolute path
+// outside root is returned untouched. Errors are *sandbox.Error values from
+// sandbox.NewInvalidManifestPathError: reason "escape_root" with rel = p
+// when ".." would climb above root ("/workspace/../../tmp"), reason
+// "absolute" for a Windows-absolute p. Follows the seed's
+// Manifest._normalize_in_workspace_path.
+func NormalizeMountTarget(root, p string) (string, error) {
+	if win, ok := sandbox.WindowsAbsoluteAsPosix(p); ok {
+		return "", sandbox.NewInvalidManifestPathError(win, sandbox.ReasonAbsolute)
+	}
+	rootPath := sandbox.CoercePosix(root)
+	path := sandbox.PurePosix(p)
+	rel := path
+	if strings.HasPrefix(path, "/") {
+		r, ok := sandbox.PosixRelativeTo(path, rootPath)
+		if !ok {
+			return p, nil
+		}
+		rel = r
+	}
+	var parts []string
+	for _, seg := range strings.Split(rel, "/") {
+		switch seg {
+		case "", ".":
+		case "..":
+			if len(parts) == 0 {
+				return "", sandbox.NewInvalidManifestPathError(path, sandbox.ReasonEscapeRoot)
+			}
+			parts = parts[:len(parts)-1]
+		default:
+			parts = append(parts, seg)
+		}
+	}
+	if len(parts) == 0 {
+		return rootPath, nil
+	}
+	return sandbox.JoinPosix(rootPath, strings.Join(parts, "/")), nil
+}
+
+// Target is one mount of a manifest with the path it is mounted at: Key is
+// the entry's manifest path (relative, "/"-separated), Path the resolved and
+// normalised mount path (ResolveMountPath then NormalizeMountTarget).
+type Target struct {
+	Key   string
+	Mount *Mount
+	Path  string
+}
+
+// SortTargets orders targets deepest first: by the number of components of
+// Path (the root "/" counts as one), descending, keeping the given order
+// among equal depths, so nested mounts are handled before the mounts that
+// contain them. Follows the seed's Manifest.mount_targets, a stable sort
+// on len(path.parts) with reverse=True.
+func SortTargets(targets []Target) {
+	sort.SliceStable(targets, func(i, j int) bool {
+		return pathDepth(targets[i].Path) > pathDepth(targets[j].Path)
+	})
+}
+
+// pathDepth is len(PurePosixPath(p).parts).
+func pathDepth(p string) int {
+	n := 0
+	pp := sandbox.PurePosix(p)
+	if strings.HasPrefix(pp, "/") {
+		n = 1
+	}
+	for _, seg := range strings.Split(pp, "/") {
+		if seg != "" && seg != "." {
+			n++
+		}
+	}
+	return n
+}

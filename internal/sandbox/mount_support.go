@@ -1,0 +1,54 @@
+package sandbox
+
+// This file exposes to the mount package the pieces of the manifest model
+// that mounts share with it: the support matrix (one table, read both by the
+// manifest parser and by mount validation) and the pathlib-like path forms
+// the seed uses when it resolves mount targets.
+
+// MountSupport returns the in-container pattern types and the Docker volume
+// drivers mountType supports (SPEC §5.4), in the seed's order, as fresh
+// slices; ok is false for a type that is not a mount type. s3_files_mount
+// has no driver (drivers is empty). Follows the seed's
+// supported_in_container_patterns / supported_docker_volume_drivers.
+func MountSupport(mountType string) (patterns, drivers []string, ok bool) {
+	p, ok := mountProviders[mountType]
+	if !ok {
+		return nil, nil, false
+	}
+	return append([]string{}, p.patterns...), append([]string{}, p.drivers...), true
+}
+
+// PurePosix returns the text of Python's PurePosixPath(p): empty and "."
+// segments and a trailing slash dropped, ".." kept, a leading "//" kept as
+// its own root, "." for "". Backslashes are ordinary characters (a
+// pathlib Path built from a string on POSIX).
+func PurePosix(p string) string { return pathlibPosix(p) }
+
+// CoercePosix is the seed's coerce_posix_path for a string: backslashes
+// become "/", then PurePosix.
+func CoercePosix(p string) string { return coercePosix(p) }
+
+// WindowsAbsoluteAsPosix returns PureWindowsPath(p).as_posix() and true
+// when p is Windows-absolute in the seed's sense (IsWindowsAbsolute), as the
+// seed reports such paths in errors ("C:\x" as "C:/x"); otherwise "" and
+// false.
+func WindowsAbsoluteAsPosix(p string) (string, bool) {
+	if !IsWindowsAbsolute(p) {
+		return "", false
+	}
+	return windowsAsPosix(p), true
+}
+
+// PosixRelativeTo is PurePosixPath(path).relative_to(root), compared
+// segment by segment without touching the file system: ok is false when
+// root is neither path nor one of its parents; rel is "." for root itself.
+// Both arguments should already be in PurePosix form.
+func PosixRelativeTo(path, root string) (rel string, ok bool) { return posixRelativeTo(path, root) }
+
+// JoinPosix is PurePosixPath(parent) / child for two PurePosix texts: an
+// absolute child replaces the parent, "." on either side is neutral.
+func JoinPosix(parent, child string) string { return joinPosix(parent, child) }
+
+// DecodeUTF8Replace is Python's bytes.decode("utf-8", errors="replace"),
+// used where the seed decodes command output and workspace files.
+func DecodeUTF8Replace(p []byte) string { return decodeUTF8Replace(p) }
