@@ -25,8 +25,9 @@ import (
 // When m carries credentials, errors raised while mounting are replaced as
 // the seed's lifecycle wrapper does: a MountConfigError gets "sandbox mount
 // configuration is invalid", any other structured error keeps its code, op
-// and retryable flag but gets ProtectedMessage and an empty context, any
-// other error becomes a plain error with ProtectedMessage. The returned
+// and retryable flag but gets "sandbox operation failed while using a
+// protected mount configuration" and an empty context, any other error
+// becomes a plain error with that message. The returned
 // Applied lists what was created even on error. Follows the seed's
 // Mount.apply and InContainerMountStrategy.activate.
 func Apply(ctx context.Context, s Session, m *Mount, mountPath, sessionID string) (Applied, error) {
@@ -37,8 +38,8 @@ func Apply(ctx context.Context, s Session, m *Mount, mountPath, sessionID string
 		return Applied{}, dockerVolumeError(m)
 	}
 	out, err := apply(ctx, s, m, mountPath, sessionID)
-	if err != nil && carriesAuthority(m) {
-		err = protectError(err)
+	if err != nil && mountCarriesAuthority(m) {
+		err = protectMountError(err)
 	}
 	return out, err
 }
@@ -116,8 +117,8 @@ func Unapply(ctx context.Context, s Session, m *Mount, mountPath, sessionID stri
 		return dockerVolumeError(m)
 	}
 	err := unapply(ctx, s, m, mountPath, sessionID)
-	if err != nil && carriesAuthority(m) {
-		err = protectError(err)
+	if err != nil && mountCarriesAuthority(m) {
+		err = protectMountError(err)
 	}
 	return err
 }
@@ -174,7 +175,8 @@ func unapply(ctx context.Context, s Session, m *Mount, mountPath, sessionID stri
 // mount-s3 env, stdout and stderr files when the mount runs with an env
 // file; the blobfuse2 config file and, without a cache_path, its default
 // cache directory; nothing for S3 Files. sessionID "" → "mount session is
-// missing session_id" when a path needs it.
+// missing session_id" when a path needs it. The seed has no such list (it
+// never removes these files); the names follow its patterns' apply.
 func GeneratedPaths(m *Mount, root, mountPath, sessionID string) ([]string, error) {
 	p := m.Strategy.Pattern
 	if m.Strategy.Type != StrategyInContainer || p == nil || p.Type == PatternS3Files {
@@ -233,13 +235,13 @@ func GeneratedPaths(m *Mount, root, mountPath, sessionID string) ([]string, erro
 	return out, nil
 }
 
-// carriesAuthority reports whether a mount holds credential material whose
+// mountCarriesAuthority reports whether a mount holds credential material whose
 // presence makes the seed sanitise errors (SPEC §5.7, §5.8): a credential
 // field of its provider, an endpoint URL with inline authority, an rclone
 // config_file_path or --config argument, S3 Files extra options, or Docker
 // driver options. The general credential boundary helpers may take this
 // over.
-func carriesAuthority(m *Mount) bool {
+func mountCarriesAuthority(m *Mount) bool {
 	var fields []*string
 	var endpoint *string
 	switch {
@@ -262,7 +264,7 @@ func carriesAuthority(m *Mount) bool {
 			return true
 		}
 	}
-	if URLHasInlineAuthority(endpoint) {
+	if inlineAuthorityURL(endpoint) {
 		return true
 	}
 	for _, f := range fields {
@@ -284,7 +286,7 @@ func carriesAuthority(m *Mount) bool {
 				}
 			}
 		}
-		if p.Mountpoint != nil && URLHasInlineAuthority(p.Mountpoint.EndpointURL) {
+		if p.Mountpoint != nil && inlineAuthorityURL(p.Mountpoint.EndpointURL) {
 			return true
 		}
 		if p.S3Files != nil && len(p.S3Files.ExtraOptions) > 0 {

@@ -47,6 +47,8 @@ func (s *fakeSession) ReadFile(_ context.Context, path string) ([]byte, error) {
 	return nil, errors.New("not found")
 }
 
+const protectedMessage = "sandbox operation failed while using a protected mount configuration"
+
 func sh(cmd string) []string { return []string{"sh", "-lc", cmd} }
 
 func TestUnapply(t *testing.T) {
@@ -164,13 +166,13 @@ func TestApplyProtectsErrorsOfMountsWithCredentials(t *testing.T) {
 	secret := &mount.Mount{Type: mount.TypeR2, R2: &mount.R2{Bucket: "b", AccountID: "a", AccessKeyID: sp("AK"),
 		SecretAccessKey: sp("SK")}, Strategy: inContainer("rclone")}
 	_, err = mount.Apply(context.Background(), &fakeSession{fail: noTool}, secret, "/workspace/d", testSession)
-	if !errors.As(err, &se) || se.Code != sandbox.CodeMountMissingTool || se.Message != mount.ProtectedMessage ||
+	if !errors.As(err, &se) || se.Code != sandbox.CodeMountMissingTool || se.Message != protectedMessage ||
 		len(se.Context) != 0 || se.Op != "materialize" {
 		t.Fatalf("protected error: %#v", err)
 	}
 	mountFails := func(argv []string) bool { return argv[0] == "rclone" }
 	_, err = mount.Apply(context.Background(), &fakeSession{fail: mountFails}, secret, "/workspace/d", testSession)
-	if !errors.As(err, &se) || se.Code != sandbox.CodeMountFailed || se.Message != mount.ProtectedMessage {
+	if !errors.As(err, &se) || se.Code != sandbox.CodeMountFailed || se.Message != protectedMessage {
 		t.Fatalf("protected command error: %#v", err)
 	}
 	_, err = mount.Apply(context.Background(), &fakeSession{}, &mount.Mount{Type: mount.TypeS3, S3: &mount.S3{Bucket: "b"},

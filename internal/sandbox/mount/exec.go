@@ -56,31 +56,31 @@ func NewCommandError(command, stderr string, ctx map[string]any) *sandbox.Error 
 		Context: c, Retryable: &no}
 }
 
-// ProtectedMessage replaces the message of an error raised while a mount
-// carrying credentials was handled.
-const ProtectedMessage = "sandbox operation failed while using a protected mount configuration"
+// protectedOperationMessage replaces the message of an error raised while a
+// mount carrying credentials was handled (the seed's text).
+const protectedOperationMessage = "sandbox operation failed while using a protected mount configuration"
 
-// protectedConfigMessage replaces the message of a MountConfigError raised
+// protectedConfigErrorMessage replaces the message of a MountConfigError raised
 // while a mount carrying credentials was handled.
-const protectedConfigMessage = "sandbox mount configuration is invalid"
+const protectedConfigErrorMessage = "sandbox mount configuration is invalid"
 
-// protectError is the seed's replacement of an error raised in a call that
+// protectMountError is the seed's replacement of an error raised in a call that
 // handled mount authority (SPEC §5.7): a MountConfigError keeps its code and
 // gets "sandbox mount configuration is invalid"; any other structured error
-// keeps code, op and retryable but gets ProtectedMessage and an empty
-// context; anything else becomes a plain error with ProtectedMessage. The
+// keeps code, op and retryable but gets protectedOperationMessage and an
+// empty context; anything else becomes a plain error with that message. The
 // cause is dropped. The general redaction helpers may take this over.
-func protectError(err error) error {
+func protectMountError(err error) error {
 	if err == nil {
 		return nil
 	}
 	var se *sandbox.Error
 	if !errors.As(err, &se) {
-		return errors.New(ProtectedMessage)
+		return errors.New(protectedOperationMessage)
 	}
-	msg := ProtectedMessage
+	msg := protectedOperationMessage
 	if se.Code == sandbox.CodeMountConfigInvalid {
-		msg = protectedConfigMessage
+		msg = protectedConfigErrorMessage
 	}
 	return &sandbox.Error{Code: se.Code, Op: se.Op, Message: msg, Context: map[string]any{}, Retryable: se.Retryable}
 }

@@ -25,6 +25,7 @@ type MountpointRuntime struct {
 // EndpointEnvReference is what the mount-s3 command line carries instead of
 // an endpoint URL with inline authority (user info or a query): the value
 // itself travels in the env file as OPENAI_AGENTS_MOUNT_ENDPOINT_URL.
+// Follows the seed's MountpointMountPattern.apply.
 const EndpointEnvReference = "${OPENAI_AGENTS_MOUNT_ENDPOINT_URL}"
 
 // MountpointConfig builds a mountpoint runtime config from an S3 or GCS
@@ -54,11 +55,11 @@ func MountpointConfig(m *Mount, o *MountpointOptions) (MountpointRuntime, error)
 	return MountpointRuntime{}, NewConfigError("invalid mount_pattern type", map[string]any{"type": m.Type})
 }
 
-// URLHasInlineAuthority reports whether an endpoint URL carries authority
+// inlineAuthorityURL reports whether an endpoint URL carries authority
 // that must not appear on a command line: not set → false; containing "@",
 // unparsable, or with a user name, password or non-empty query → true.
 // Follows the seed's _url_contains_inline_authority.
-func URLHasInlineAuthority(v *string) bool {
+func inlineAuthorityURL(v *string) bool {
 	if v == nil {
 		return false
 	}
@@ -97,7 +98,7 @@ func MountpointArgv(rt MountpointRuntime, mountPath string) []string {
 	}
 	if truthy(rt.EndpointURL) {
 		e := *rt.EndpointURL
-		if URLHasInlineAuthority(rt.EndpointURL) {
+		if inlineAuthorityURL(rt.EndpointURL) {
 			e = EndpointEnvReference
 		}
 		cmd = append(cmd, "--endpoint-url", e)
@@ -114,7 +115,8 @@ func MountpointArgv(rt MountpointRuntime, mountPath string) []string {
 // MountpointEnv returns the variables of the mount's env file, in order:
 // AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and [AWS_SESSION_TOKEN] when both
 // keys are set, then OPENAI_AGENTS_MOUNT_ENDPOINT_URL for an endpoint with
-// inline authority. Empty means no env file.
+// inline authority. Empty means no env file. Follows the seed's
+// MountpointMountPattern.apply.
 func MountpointEnv(rt MountpointRuntime) [][2]string {
 	var env [][2]string
 	if rt.signed() {
@@ -124,7 +126,7 @@ func MountpointEnv(rt MountpointRuntime) [][2]string {
 			env = append(env, [2]string{"AWS_SESSION_TOKEN", *rt.SessionToken})
 		}
 	}
-	if truthy(rt.EndpointURL) && URLHasInlineAuthority(rt.EndpointURL) {
+	if truthy(rt.EndpointURL) && inlineAuthorityURL(rt.EndpointURL) {
 		env = append(env, [2]string{"OPENAI_AGENTS_MOUNT_ENDPOINT_URL", *rt.EndpointURL})
 	}
 	return env
@@ -142,7 +144,8 @@ func RenderShellExports(env [][2]string) string {
 }
 
 // MountpointCommandHash is the name stem of a mount's env and output files:
-// the first 16 hex digits of SHA-256 of "<bucket>\x00<mount path>".
+// the first 16 hex digits of SHA-256 of "<bucket>\x00<mount path>", as the
+// seed's MountpointMountPattern.apply names them.
 func MountpointCommandHash(bucket, mountPath string) string {
 	sum := sha256.Sum256([]byte(bucket + "\x00" + mountPath))
 	return hex.EncodeToString(sum[:])[:16]
@@ -172,7 +175,8 @@ func mountpointFiles(sid, bucket, mount string) [3]string {
 //
 // A failed mount command is the seed's MountCommandError, which the seed
 // always marks as carrying protected data: it is returned with Code
-// sandbox.CodeMountFailed, message ProtectedMessage and an empty context.
+// sandbox.CodeMountFailed, message "sandbox operation failed while using a
+// protected mount configuration" and an empty context.
 // An empty sessionID with an env file to write → "mount session is missing
 // session_id". Follows the seed's MountpointMountPattern.apply.
 func ApplyMountpoint(ctx context.Context, s Session, rt MountpointRuntime, mountPath, sessionID string) (Applied, error) {
@@ -217,7 +221,7 @@ func ApplyMountpoint(ctx context.Context, s Session, rt MountpointRuntime, mount
 		return out, err
 	}
 	if res.ExitCode != 0 {
-		return out, protectError(NewCommandError(cmd, "", map[string]any{"bucket": rt.Bucket}))
+		return out, protectMountError(NewCommandError(cmd, "", map[string]any{"bucket": rt.Bucket}))
 	}
 	return out, nil
 }

@@ -8,7 +8,7 @@ import (
 )
 
 // DefaultNFSAddr is where "rclone serve nfs" listens when the pattern has no
-// nfs_addr.
+// nfs_addr, the seed's default.
 const DefaultNFSAddr = "127.0.0.1:2049"
 
 // rcloneConfigDir is the root-relative directory of an rclone mount's
