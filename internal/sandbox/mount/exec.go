@@ -78,6 +78,12 @@ func protectMountError(err error) error {
 	if !errors.As(err, &se) {
 		return errors.New(protectedOperationMessage)
 	}
+	if se.Code == sandbox.CodeMountMissingTool {
+		// "required mount tool missing: <tool>" names a tool, never a
+		// value: it is kept so the user learns what the sandbox lacks (the
+		// seed's wrapper would replace it too).
+		return err
+	}
 	msg := protectedOperationMessage
 	if se.Code == sandbox.CodeMountConfigInvalid {
 		msg = protectedConfigErrorMessage
