@@ -2,6 +2,7 @@ package mount
 
 import (
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
@@ -80,7 +81,7 @@ func ackKey(root, p string, declare bool) (string, error) {
 		return fail(msgAckWildcard)
 	}
 	segs := splitPosixParts(p)
-	if declare && inList(segs, "..") {
+	if declare && slices.Contains(segs, "..") {
 		return fail(msgAckParent)
 	}
 	rootSegs := splitPosixParts(root)
@@ -148,13 +149,4 @@ func absManifestPath(root, v string) string {
 		segs = append(splitPosixParts(root), segs...)
 	}
 	return "/" + strings.Join(resolveDotDot(segs), "/")
-}
-
-func inList(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -256,7 +256,7 @@ func CredentialFields(m *Mount) []string {
 	if m.Type == TypeS3Files && m.S3Files != nil && len(m.S3Files.ExtraOptions) > 0 {
 		out = append(out, fieldS3FilesExtraOptions)
 	}
-	return uniqueStrings(out)
+	return firstOccurrences(out)
 }
 
 // HasAuthority reports whether m carries, or may hide, mount authority,

@@ -131,7 +131,7 @@ func TestCheckCredentialBoundaryRules(t *testing.T) {
 			err := CheckCredentialBoundary(tt.in)
 			if tt.wantMsg == "" {
 				if err != nil {
-					t.Fatalf("unexpected error: %v (%v)", err, contextOf(err))
+					t.Fatalf("unexpected error: %v (%v)", err, secContextOf(err))
 				}
 				return
 			}
@@ -148,7 +148,7 @@ func TestCheckCredentialBoundaryRules(t *testing.T) {
 	}
 }
 
-func contextOf(err error) map[string]any {
+func secContextOf(err error) map[string]any {
 	var se *sandbox.Error
 	if errors.As(err, &se) {
 		return se.Context

@@ -113,7 +113,7 @@ func pyUnquote(s string) string {
 			}
 			b.WriteString(s[:n])
 		} else {
-			b.WriteString(decodeUTF8Replace(percentDecode(s[:n])))
+			b.WriteString(bytesDecodeReplace(percentDecode(s[:n])))
 		}
 		s = s[n:]
 	}
@@ -123,8 +123,8 @@ func pyUnquote(s string) string {
 func percentDecode(s string) []byte {
 	out := make([]byte, 0, len(s))
 	for i := 0; i < len(s); i++ {
-		if s[i] == '%' && i+2 < len(s) && isHexDigit(s[i+1]) && isHexDigit(s[i+2]) {
-			out = append(out, unhex(s[i+1])<<4|unhex(s[i+2]))
+		if s[i] == '%' && i+2 < len(s) && isURLHexDigit(s[i+1]) && isURLHexDigit(s[i+2]) {
+			out = append(out, urlUnhex(s[i+1])<<4|urlUnhex(s[i+2]))
 			i += 2
 			continue
 		}
@@ -133,20 +133,20 @@ func percentDecode(s string) []byte {
 	return out
 }
 
-func isHexDigit(c byte) bool {
+func isURLHexDigit(c byte) bool {
 	return (c >= '0' && c <= '9') || (c|0x20 >= 'a' && c|0x20 <= 'f')
 }
 
-func unhex(c byte) byte {
+func urlUnhex(c byte) byte {
 	if c <= '9' {
 		return c - '0'
 	}
 	return c | 0x20 - 'a' + 10
 }
 
-// decodeUTF8Replace is bytes.decode("utf-8", errors="replace"): each
+// bytesDecodeReplace is bytes.decode("utf-8", errors="replace"): each
 // maximal ill-formed subsequence becomes one U+FFFD.
-func decodeUTF8Replace(p []byte) string {
+func bytesDecodeReplace(p []byte) string {
 	if utf8.Valid(p) {
 		return string(p)
 	}

@@ -123,7 +123,7 @@ func InlineURLAuthorityValues(v string) []string {
 			values = append(values, qv, pyUnquote(qv))
 		}
 	}
-	return uniqueStrings(values)
+	return firstOccurrences(values)
 }
 
 // Secrets returns the values to redact from errors raised while m is in
@@ -187,7 +187,7 @@ func Secrets(m *Mount) []string {
 			out = appendOptionValues(out, p.S3Files.ExtraOptions)
 		}
 	}
-	return uniqueStrings(out)
+	return firstOccurrences(out)
 }
 
 func appendOptionValues(out []string, opts []Option) []string {
@@ -308,8 +308,8 @@ func Sanitize(err error, m *Mount) error {
 	return errors.New(MsgProtectedOperation)
 }
 
-// uniqueStrings keeps the first occurrence of each value, in order.
-func uniqueStrings(values []string) []string {
+// firstOccurrences keeps the first occurrence of each value, in order.
+func firstOccurrences(values []string) []string {
 	seen := make(map[string]bool, len(values))
 	out := values[:0:0]
 	for _, v := range values {

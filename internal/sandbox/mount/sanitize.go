@@ -2,7 +2,8 @@ package mount
 
 import (
 	"errors"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
@@ -131,7 +132,7 @@ func SanitizeRawManifestMountAuthority(payload any) (any, bool, error) {
 			filePaths[absManifestPath(root, p)] = true
 		}
 	}
-	for _, target := range sortedMapKeys(filePaths) {
+	for _, target := range slices.Sorted(maps.Keys(filePaths)) {
 		for _, e := range entries {
 			ep := absManifestPath(root, e.path)
 			t, _ := e.entry["type"].(string)
@@ -166,7 +167,7 @@ func sanitizeRawMount(entry map[string]any, mountType string) (bool, []string, e
 			continue
 		}
 		entry[name], redacted = nil, true
-		if inList(authorityFileFields[mountType], name) {
+		if slices.Contains(authorityFileFields[mountType], name) {
 			s, ok := v.(string)
 			if !ok {
 				return false, nil, errors.New(msgRawFilePathShape)
@@ -315,7 +316,7 @@ func rawEntries(entries any, parent string) []rawEntry {
 		return nil
 	}
 	var out []rawEntry
-	for _, name := range sortedMapKeys(m) {
+	for _, name := range slices.Sorted(maps.Keys(m)) {
 		e, ok := m[name].(map[string]any)
 		if !ok {
 			continue
@@ -376,7 +377,7 @@ func registeredEntryType(t string) bool {
 func stripUnknownFields(m map[string]any, keep []string) bool {
 	stripped := false
 	for k := range m {
-		if !inList(keep, k) {
+		if !slices.Contains(keep, k) {
 			delete(m, k)
 			stripped = true
 		}
@@ -400,13 +401,4 @@ func deepCopyJSON(v any) any {
 		return out
 	}
 	return v
-}
-
-func sortedMapKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
