@@ -22,12 +22,14 @@ type Info struct {
 	// HasSpec reports that the container carries LabelSpec, so the fields
 	// below are what it was created with.
 	HasSpec bool
-	// ExposedPorts, Users, Groups and Environment are read back from
-	// LabelSpec (environment values from the container's configuration).
+	// ExposedPorts, Users, Groups, Environment and Volumes are read back
+	// from LabelSpec (environment values from the container's
+	// configuration), Volumes in the order they were given.
 	ExposedPorts []int
 	Users        []sandbox.User
 	Groups       []sandbox.Group
 	Environment  map[string]string
+	Volumes      []VolumeMount
 }
 
 // Describe reads Info from the daemon.
