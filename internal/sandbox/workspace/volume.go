@@ -2,7 +2,10 @@ package workspace
 
 import (
 	"context"
+	"path"
+	"strings"
 
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/docker"
 )
 
@@ -24,6 +27,38 @@ type VolumeMount = docker.VolumeMount
 // MissingVolumeError is returned by CreateDocker when a VolumeMount names
 // a volume the daemon does not have; Name says which.
 type MissingVolumeError = docker.MissingVolumeError
+
+// VolumeMountError is a refused volume mount; Index is its position in
+// the list given to ValidateVolumeMounts.
+type VolumeMountError = docker.VolumeMountError
+
+// ValidateVolumeMounts checks the volume mounts of a docker workspace
+// whose root is root, as CreateDocker will: non-empty names; absolute,
+// clean targets, each used once, neither the root nor a directory
+// containing it. The first problem is a *VolumeMountError. Nothing is
+// contacted.
+func ValidateVolumeMounts(root string, vols []VolumeMount) error {
+	return docker.ValidateVolumes(root, vols)
+}
+
+// VolumeTarget resolves where a volume lands in a docker workspace whose
+// root is root, following the seed's explicit mount_path rules
+// (SPEC §5.2): a POSIX-absolute p is used as is (cleaned), and may lie
+// outside the workspace; a relative p is checked with the entry path rules
+// (SPEC §3.2: no ".." segment, reason escape_root) and joined to root; a
+// Windows-absolute p is an error with reason "absolute". The errors are
+// *sandbox.Error values. VolumeTarget("/workspace", "data") is
+// "/workspace/data"; VolumeTarget("/workspace", "/mnt/x/") is "/mnt/x".
+func VolumeTarget(root, p string) (string, error) {
+	if !sandbox.IsWindowsAbsolute(p) && strings.HasPrefix(p, "/") {
+		return path.Clean(p), nil
+	}
+	rel, err := sandbox.ValidateEntryPath(p)
+	if err != nil {
+		return "", err
+	}
+	return path.Join(root, rel), nil
+}
 
 // LabelManaged is the label, set to "true", that marks every volume
 // CreateVolume creates.

@@ -80,7 +80,7 @@ func (s Spec) Validate() error {
 	if s.NetworkMode == "none" && len(s.ExposedPorts) > 0 {
 		return errors.New(NetworkNoneMessage)
 	}
-	return validateVolumes(s.Root, s.Volumes)
+	return ValidateVolumes(s.Root, s.Volumes)
 }
 
 // Daemon is a connection to one Docker daemon, made on first use.

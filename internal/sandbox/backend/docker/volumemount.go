@@ -41,29 +41,46 @@ func (e *MissingVolumeError) Error() string {
 		"(by a storage mount resource with the docker_volume strategy, or with `docker volume create %s`)", e.Name, e.Name)
 }
 
-// validateVolumes checks the volume mounts of a spec whose workspace root
-// is root ("" skips the checks against the root).
-func validateVolumes(root string, vols []VolumeMount) error {
+// VolumeMountError is a refused volume mount of a Spec: Index is its
+// position in Spec.Volumes.
+type VolumeMountError struct {
+	// Index is the position of the refused mount in Spec.Volumes.
+	Index int
+	// Reason says what is wrong, naming the volume and its target.
+	Reason string
+}
+
+func (e *VolumeMountError) Error() string { return e.Reason }
+
+// ValidateVolumes checks volume mounts for a workspace whose root is root
+// ("" skips the checks against the root): every name is non-empty; every
+// target is absolute and clean, used by one mount only, neither the root
+// nor a directory containing it, and clear of the file helper's
+// directory. The first problem is a *VolumeMountError.
+func ValidateVolumes(root string, vols []VolumeMount) error {
 	seen := map[string]string{}
 	for i, v := range vols {
+		fail := func(format string, args ...any) error {
+			return &VolumeMountError{Index: i, Reason: fmt.Sprintf(format, args...)}
+		}
 		if v.Name == "" {
-			return fmt.Errorf("volume mount %d (target %q): the volume name must not be empty", i, v.Target)
+			return fail("volume mount %d (target %q): the volume name must not be empty", i, v.Target)
 		}
 		t := v.Target
 		if !path.IsAbs(t) || path.Clean(t) != t {
-			return fmt.Errorf("volume %s: target %q must be an absolute, clean path inside the container", v.Name, t)
+			return fail("volume %s: target %q must be an absolute, clean path inside the container", v.Name, t)
 		}
 		if other, dup := seen[t]; dup {
-			return fmt.Errorf("volume %s: target %s is already the target of volume %s; each volume needs its own target", v.Name, t, other)
+			return fail("volume %s: target %s is already the target of volume %s; each volume needs its own target", v.Name, t, other)
 		}
 		seen[t] = v.Name
 		switch {
 		case root != "" && t == root:
-			return fmt.Errorf("volume %s: target %s is the workspace root itself; mount it below the root, such as %s", v.Name, t, path.Join(root, "data"))
+			return fail("volume %s: target %s is the workspace root itself; mount it below the root, such as %s", v.Name, t, path.Join(root, "data"))
 		case root != "" && within(root, t):
-			return fmt.Errorf("volume %s: target %s contains the workspace root %s; mount it below the root or elsewhere", v.Name, t, root)
+			return fail("volume %s: target %s contains the workspace root %s; mount it below the root or elsewhere", v.Name, t, root)
 		case t == fshelper.HelperDir || within(t, fshelper.HelperDir) || within(fshelper.HelperDir, t):
-			return fmt.Errorf("volume %s: target %s overlaps the file helper's directory %s, which the provider manages", v.Name, t, fshelper.HelperDir)
+			return fail("volume %s: target %s overlaps the file helper's directory %s, which the provider manages", v.Name, t, fshelper.HelperDir)
 		}
 	}
 	return nil

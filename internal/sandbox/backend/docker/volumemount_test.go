@@ -41,6 +41,10 @@ func TestSpecValidate_volumes(t *testing.T) {
 			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
 				t.Fatalf("error %v, want one containing %q", err, c.want)
 			}
+			var vme *VolumeMountError
+			if c.want != "" && (!errors.As(err, &vme) || vme.Index != len(c.vols)-1) {
+				t.Fatalf("error %#v does not name mount %d", err, len(c.vols)-1)
+			}
 		})
 	}
 }
