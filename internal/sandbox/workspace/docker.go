@@ -30,12 +30,16 @@ type DockerSpec struct {
 	ExposedPorts []int
 	Users        []sandbox.User
 	Groups       []sandbox.Group
+	// Volumes are existing named volumes mounted into the container at
+	// creation, each at an absolute target (see VolumeMount). A volume the
+	// daemon does not have fails the creation with a *MissingVolumeError.
+	Volumes []VolumeMount
 }
 
 // CreateDocker creates a container workspace with a new id: the image is
-// pulled as the policy says, the container started and kept alive, the
-// root created, and users and groups provisioned (SPEC §4.1). The
-// container is removed again if any step fails.
+// pulled as the policy says, the container started and kept alive with
+// its volumes mounted, the root created, and users and groups provisioned
+// (SPEC §4.1). The container is removed again if any step fails.
 func (e *Engine) CreateDocker(ctx context.Context, spec DockerSpec) (*Workspace, error) {
 	id := uuid.NewString()
 	root := spec.Root
@@ -48,7 +52,7 @@ func (e *Engine) CreateDocker(ctx context.Context, spec DockerSpec) (*Workspace,
 	b, err := e.docker.Create(ctx, docker.Spec{
 		WorkspaceID: id, Image: spec.Image, PullPolicy: spec.PullPolicy, NetworkMode: spec.NetworkMode,
 		Labels: spec.Labels, FUSE: spec.FUSE, Root: root, Environment: spec.Environment,
-		ExposedPorts: spec.ExposedPorts, Users: spec.Users, Groups: spec.Groups,
+		ExposedPorts: spec.ExposedPorts, Users: spec.Users, Groups: spec.Groups, Volumes: spec.Volumes,
 	})
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 )
 
@@ -174,6 +175,25 @@ func TestSyncLocalDirChangedSincePlanAndRemoveForeign(t *testing.T) {
 	for _, gone := range []string{"copy/a.txt", "copy/sub/b.txt"} {
 		if _, err := os.Lstat(filepath.Join(w.Root, gone)); !os.IsNotExist(err) {
 			t.Fatalf("%s still there: %v", gone, err)
+		}
+	}
+}
+
+func TestVolumeTarget(t *testing.T) {
+	for p, want := range map[string]string{
+		"data": "/workspace/data", "a/b/": "/workspace/a/b", ".": "/workspace", "/mnt/x/": "/mnt/x",
+		"/workspace/../etc": "/etc", "/workspace/data": "/workspace/data",
+		"../x": "error escape_root", "a/../b": "error escape_root", `C:\data`: "error absolute", `\srv`: "error absolute",
+	} {
+		got, err := VolumeTarget("/workspace", p)
+		var se *sandbox.Error
+		if errors.As(err, &se) {
+			got = "error " + se.Reason()
+		} else if err != nil {
+			got = "unexpected error " + err.Error()
+		}
+		if got != want {
+			t.Errorf("VolumeTarget(%q) = %q, want %q", p, got, want)
 		}
 	}
 }

@@ -61,6 +61,10 @@ type Spec struct {
 	// Users and Groups are provisioned after start (SPEC §4.1).
 	Users  []sandbox.User
 	Groups []sandbox.Group
+	// Volumes are existing named volumes mounted when the container is
+	// created, after any bind mounts (SPEC §6.2); they are recorded in
+	// LabelSpec. Removing the container leaves them in place.
+	Volumes []VolumeMount
 }
 
 // Validate checks what can be checked without the daemon.
@@ -76,7 +80,7 @@ func (s Spec) Validate() error {
 	if s.NetworkMode == "none" && len(s.ExposedPorts) > 0 {
 		return errors.New(NetworkNoneMessage)
 	}
-	return nil
+	return ValidateVolumes(s.Root, s.Volumes)
 }
 
 // Daemon is a connection to one Docker daemon, made on first use.
@@ -112,8 +116,12 @@ func (d *Daemon) Ping(ctx context.Context) error {
 }
 
 // Create pulls the image as the policy says, creates and starts the
-// container, installs the file helper, creates the root and provisions the
-// accounts. On any failure the container is removed again.
+// container with its volumes mounted, installs the file helper, creates
+// the root and provisions the accounts. On any failure the container is
+// removed again. A volume the daemon does not have is a
+// *MissingVolumeError, checked before anything is created; errors of
+// creating or starting the container have the mounted volumes' driver
+// options redacted.
 func (d *Daemon) Create(ctx context.Context, s Spec) (*Backend, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
@@ -122,13 +130,16 @@ func (d *Daemon) Create(ctx context.Context, s Spec) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := d.checkVolumesExist(ctx, s.Volumes); err != nil {
+		return nil, err
+	}
 	if err := d.ensureImage(ctx, s.Image, s.PullPolicy); err != nil {
 		return nil, err
 	}
 	cfg, hc := containerConfig(s)
 	created, err := cli.ContainerCreate(ctx, client.ContainerCreateOptions{Config: cfg, HostConfig: hc, Name: "sandbox-" + s.WorkspaceID})
 	if err != nil {
-		return nil, fmt.Errorf("creating the container from %s: %w", s.Image, err)
+		return nil, fmt.Errorf("creating the container from %s: %w", s.Image, d.redactMounted(ctx, err, s.Volumes))
 	}
 	b := &Backend{d: d, id: created.ID, root: s.Root}
 	ok := false
@@ -138,7 +149,7 @@ func (d *Daemon) Create(ctx context.Context, s Spec) (*Backend, error) {
 		}
 	}()
 	if _, err := cli.ContainerStart(ctx, created.ID, client.ContainerStartOptions{}); err != nil {
-		return nil, fmt.Errorf("starting container %s: %w", short(created.ID), err)
+		return nil, fmt.Errorf("starting container %s: %w", short(created.ID), d.redactMounted(ctx, err, s.Volumes))
 	}
 	if _, err := b.helper(ctx, OpInitRoot, ".", "", nil); err != nil {
 		return nil, err
@@ -191,6 +202,9 @@ func containerConfig(s Spec) (*container.Config, *container.HostConfig) {
 		hc.CapAdd = []string{"SYS_ADMIN"}
 		hc.SecurityOpt = []string{"apparmor:unconfined"}
 	}
+	// The seed mounts bind mounts first, then the volumes; there are no
+	// bind mounts yet.
+	hc.Mounts = volumeMounts(s.Volumes)
 	return cfg, hc
 }
 
@@ -228,7 +242,8 @@ func (d *Daemon) ensureImage(ctx context.Context, image, policy string) error {
 }
 
 // Remove force-removes the container and the anonymous volumes created
-// with it. A container that is already gone is not an error.
+// with it; the named volumes of Spec.Volumes stay. A container that is
+// already gone is not an error.
 func (d *Daemon) Remove(ctx context.Context, containerID string) error {
 	cli, err := d.api()
 	if err != nil {
@@ -324,74 +339,4 @@ func short(id string) string {
 		return id[:12]
 	}
 	return id
-}
-
-// Info is what the daemon reports of a workspace container.
-type Info struct {
-	// Image is the image reference the container was created from.
-	Image string
-	// NetworkMode is "" for the daemon's default network, else "none" or
-	// the network name.
-	NetworkMode string
-	// Labels are the container's labels without LabelWorkspaceID,
-	// LabelRoot and the labels inherited unchanged from the image.
-	Labels map[string]string
-	// FUSE reports the FUSE grant (CAP_SYS_ADMIN with /dev/fuse).
-	FUSE bool
-	// HasSpec reports that the container carries LabelSpec, so the fields
-	// below are what it was created with.
-	HasSpec bool
-	// ExposedPorts, Users, Groups and Environment are read back from
-	// LabelSpec (environment values from the container's configuration).
-	ExposedPorts []int
-	Users        []sandbox.User
-	Groups       []sandbox.Group
-	Environment  map[string]string
-}
-
-// Describe reads Info from the daemon.
-func (b *Backend) Describe(ctx context.Context) (Info, error) {
-	c, ok, err := b.d.inspect(ctx, b.id)
-	if err != nil {
-		return Info{}, err
-	}
-	if !ok {
-		return Info{}, fmt.Errorf("container %s no longer exists", short(b.id))
-	}
-	var info Info
-	if c.Config != nil {
-		info.Image = c.Config.Image
-		// Labels the image itself carries were not given at creation.
-		var inherited map[string]string
-		if cli, err := b.d.api(); err == nil {
-			if img, err := cli.ImageInspect(ctx, c.Image); err == nil && img.Config != nil {
-				inherited = img.Config.Labels
-			}
-		}
-		for k, v := range c.Config.Labels {
-			if iv, ok := inherited[k]; k == LabelWorkspaceID || k == LabelRoot || k == LabelSpec || (ok && iv == v) {
-				continue
-			}
-			if info.Labels == nil {
-				info.Labels = map[string]string{}
-			}
-			info.Labels[k] = v
-		}
-	}
-	if c.Config != nil {
-		if raw, ok := c.Config.Labels[LabelSpec]; ok {
-			readSpecLabel(raw, c.Config.Env, &info)
-		}
-	}
-	if hc := c.HostConfig; hc != nil {
-		if nm := string(hc.NetworkMode); nm != "" && nm != "default" && nm != "bridge" {
-			info.NetworkMode = nm
-		}
-		for _, d := range hc.Devices {
-			if d.PathInContainer == "/dev/fuse" {
-				info.FUSE = true
-			}
-		}
-	}
-	return info, nil
 }

@@ -11,14 +11,22 @@ import (
 // LabelSpec is the container label holding, as JSON, what a container
 // cannot otherwise give back when it is imported: its exposed ports, users,
 // groups and the names of its environment variables (their values are in
-// the container's configuration; the label holds no value).
+// the container's configuration; the label holds no value) and its volume
+// mounts (names and targets; a volume's driver options are never in it).
 const LabelSpec = "sandbox.spec"
 
 type specLabel struct {
-	ExposedPorts []int       `json:"exposed_ports,omitempty"`
-	Users        []string    `json:"users,omitempty"`
-	Groups       []specGroup `json:"groups,omitempty"`
-	Environment  []string    `json:"environment,omitempty"`
+	ExposedPorts []int        `json:"exposed_ports,omitempty"`
+	Users        []string     `json:"users,omitempty"`
+	Groups       []specGroup  `json:"groups,omitempty"`
+	Environment  []string     `json:"environment,omitempty"`
+	Volumes      []specVolume `json:"volumes,omitempty"`
+}
+
+type specVolume struct {
+	Name     string `json:"name"`
+	Target   string `json:"target"`
+	ReadOnly bool   `json:"read_only"`
 }
 
 type specGroup struct {
@@ -42,6 +50,9 @@ func specLabelOf(s Spec) string {
 		l.Environment = append(l.Environment, k)
 	}
 	sort.Strings(l.Environment)
+	for _, v := range s.Volumes {
+		l.Volumes = append(l.Volumes, specVolume(v))
+	}
 	b, _ := json.Marshal(l)
 	return string(b)
 }
@@ -65,6 +76,9 @@ func readSpecLabel(raw string, env []string, info *Info) {
 			grp.Users = append(grp.Users, sandbox.User{Name: u})
 		}
 		info.Groups = append(info.Groups, grp)
+	}
+	for _, v := range l.Volumes {
+		info.Volumes = append(info.Volumes, VolumeMount(v))
 	}
 	values := map[string]string{}
 	for _, kv := range env {

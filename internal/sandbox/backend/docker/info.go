@@ -1,0 +1,80 @@
+package docker
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+)
+
+// Info is what the daemon reports of a workspace container.
+type Info struct {
+	// Image is the image reference the container was created from.
+	Image string
+	// NetworkMode is "" for the daemon's default network, else "none" or
+	// the network name.
+	NetworkMode string
+	// Labels are the container's labels without LabelWorkspaceID,
+	// LabelRoot and the labels inherited unchanged from the image.
+	Labels map[string]string
+	// FUSE reports the FUSE grant (CAP_SYS_ADMIN with /dev/fuse).
+	FUSE bool
+	// HasSpec reports that the container carries LabelSpec, so the fields
+	// below are what it was created with.
+	HasSpec bool
+	// ExposedPorts, Users, Groups, Environment and Volumes are read back
+	// from LabelSpec (environment values from the container's
+	// configuration), Volumes in the order they were given.
+	ExposedPorts []int
+	Users        []sandbox.User
+	Groups       []sandbox.Group
+	Environment  map[string]string
+	Volumes      []VolumeMount
+}
+
+// Describe reads Info from the daemon.
+func (b *Backend) Describe(ctx context.Context) (Info, error) {
+	c, ok, err := b.d.inspect(ctx, b.id)
+	if err != nil {
+		return Info{}, err
+	}
+	if !ok {
+		return Info{}, fmt.Errorf("container %s no longer exists", short(b.id))
+	}
+	var info Info
+	if c.Config != nil {
+		info.Image = c.Config.Image
+		// Labels the image itself carries were not given at creation.
+		var inherited map[string]string
+		if cli, err := b.d.api(); err == nil {
+			if img, err := cli.ImageInspect(ctx, c.Image); err == nil && img.Config != nil {
+				inherited = img.Config.Labels
+			}
+		}
+		for k, v := range c.Config.Labels {
+			if iv, ok := inherited[k]; k == LabelWorkspaceID || k == LabelRoot || k == LabelSpec || (ok && iv == v) {
+				continue
+			}
+			if info.Labels == nil {
+				info.Labels = map[string]string{}
+			}
+			info.Labels[k] = v
+		}
+	}
+	if c.Config != nil {
+		if raw, ok := c.Config.Labels[LabelSpec]; ok {
+			readSpecLabel(raw, c.Config.Env, &info)
+		}
+	}
+	if hc := c.HostConfig; hc != nil {
+		if nm := string(hc.NetworkMode); nm != "" && nm != "default" && nm != "bridge" {
+			info.NetworkMode = nm
+		}
+		for _, d := range hc.Devices {
+			if d.PathInContainer == "/dev/fuse" {
+				info.FUSE = true
+			}
+		}
+	}
+	return info, nil
+}

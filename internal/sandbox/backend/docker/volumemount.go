@@ -1,0 +1,128 @@
+package docker
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/moby/moby/api/types/mount"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/fshelper"
+)
+
+// VolumeMount attaches an existing named volume to a workspace container
+// at creation (the seed's docker_volume strategy, SPEC §5.3): Docker
+// mounts it when the container is created, so the mounts of a container
+// never change afterwards.
+type VolumeMount struct {
+	// Name is the volume's name on the daemon; the volume must exist
+	// (CreateVolume, or `docker volume create`).
+	Name string
+	// Target is the absolute, clean path inside the container: below the
+	// workspace root (such as "/workspace/data") or outside it, but never
+	// the root itself, a directory containing the root, or the file
+	// helper's directory.
+	Target string
+	// ReadOnly mounts the volume read-only (the seed's default for mounts).
+	ReadOnly bool
+}
+
+// MissingVolumeError is returned by Create when a VolumeMount names a
+// volume the daemon does not have. Docker would otherwise create an empty
+// local volume of that name in its place.
+type MissingVolumeError struct {
+	// Name is the missing volume's name.
+	Name string
+}
+
+func (e *MissingVolumeError) Error() string {
+	return fmt.Sprintf("volume %q does not exist on the Docker daemon: it must be created before the workspace that mounts it "+
+		"(by a storage mount resource with the docker_volume strategy, or with `docker volume create %s`)", e.Name, e.Name)
+}
+
+// VolumeMountError is a refused volume mount of a Spec: Index is its
+// position in Spec.Volumes.
+type VolumeMountError struct {
+	// Index is the position of the refused mount in Spec.Volumes.
+	Index int
+	// Reason says what is wrong, naming the volume and its target.
+	Reason string
+}
+
+func (e *VolumeMountError) Error() string { return e.Reason }
+
+// ValidateVolumes checks volume mounts for a workspace whose root is root
+// ("" skips the checks against the root): every name is non-empty; every
+// target is absolute and clean, used by one mount only, neither the root
+// nor a directory containing it, and clear of the file helper's
+// directory. The first problem is a *VolumeMountError.
+func ValidateVolumes(root string, vols []VolumeMount) error {
+	seen := map[string]string{}
+	for i, v := range vols {
+		fail := func(format string, args ...any) error {
+			return &VolumeMountError{Index: i, Reason: fmt.Sprintf(format, args...)}
+		}
+		if v.Name == "" {
+			return fail("volume mount %d (target %q): the volume name must not be empty", i, v.Target)
+		}
+		t := v.Target
+		if !path.IsAbs(t) || path.Clean(t) != t {
+			return fail("volume %s: target %q must be an absolute, clean path inside the container", v.Name, t)
+		}
+		if other, dup := seen[t]; dup {
+			return fail("volume %s: target %s is already the target of volume %s; each volume needs its own target", v.Name, t, other)
+		}
+		seen[t] = v.Name
+		switch {
+		case root != "" && t == root:
+			return fail("volume %s: target %s is the workspace root itself; mount it below the root, such as %s", v.Name, t, path.Join(root, "data"))
+		case root != "" && within(root, t):
+			return fail("volume %s: target %s contains the workspace root %s; mount it below the root or elsewhere", v.Name, t, root)
+		case t == fshelper.HelperDir || within(t, fshelper.HelperDir) || within(fshelper.HelperDir, t):
+			return fail("volume %s: target %s overlaps the file helper's directory %s, which the provider manages", v.Name, t, fshelper.HelperDir)
+		}
+	}
+	return nil
+}
+
+// within reports whether p lies strictly below dir (both clean and
+// absolute).
+func within(p, dir string) bool {
+	if dir == "/" {
+		return p != "/"
+	}
+	return strings.HasPrefix(p, dir+"/")
+}
+
+// volumeMounts is the HostConfig.Mounts of the volume mounts, in order.
+// NoCopy is set: Docker must never copy the image's files at the target
+// into the volume (it may be a bucket).
+func volumeMounts(vols []VolumeMount) []mount.Mount {
+	if len(vols) == 0 {
+		return nil
+	}
+	out := make([]mount.Mount, 0, len(vols))
+	for _, v := range vols {
+		out = append(out, mount.Mount{
+			Type: mount.TypeVolume, Source: v.Name, Target: v.Target, ReadOnly: v.ReadOnly,
+			VolumeOptions: &mount.VolumeOptions{NoCopy: true},
+		})
+	}
+	return out
+}
+
+// checkVolumesExist returns a *MissingVolumeError for the first volume the
+// daemon does not have.
+func (d *Daemon) checkVolumesExist(ctx context.Context, vols []VolumeMount) error {
+	for _, v := range vols {
+		_, found, err := d.inspectVolume(ctx, v.Name)
+		if err != nil {
+			return err
+		}
+		if !found {
+			return &MissingVolumeError{Name: v.Name}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,87 @@
+package workspace
+
+import (
+	"context"
+	"path"
+	"strings"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/docker"
+)
+
+// VolumeSpec is a named Docker volume to create for the docker_volume
+// mount strategy (SPEC §5.3, §5.6): Name (required), Driver ("" for
+// "local"), Options (driver options, which may hold credentials and are
+// never returned or shown in errors) and Labels. See docker.VolumeSpec.
+type VolumeSpec = docker.VolumeSpec
+
+// VolumeInfo is what InspectVolume reports: Name, Driver, Labels and
+// Exists; never the driver options. See docker.VolumeInfo.
+type VolumeInfo = docker.VolumeInfo
+
+// VolumeMount attaches an existing named volume to a docker workspace at
+// creation: Name, Target (absolute in the container, not the root nor a
+// directory containing it) and ReadOnly. See docker.VolumeMount.
+type VolumeMount = docker.VolumeMount
+
+// MissingVolumeError is returned by CreateDocker when a VolumeMount names
+// a volume the daemon does not have; Name says which.
+type MissingVolumeError = docker.MissingVolumeError
+
+// VolumeMountError is a refused volume mount; Index is its position in
+// the list given to ValidateVolumeMounts.
+type VolumeMountError = docker.VolumeMountError
+
+// ValidateVolumeMounts checks the volume mounts of a docker workspace
+// whose root is root, as CreateDocker will: non-empty names; absolute,
+// clean targets, each used once, neither the root nor a directory
+// containing it. The first problem is a *VolumeMountError. Nothing is
+// contacted.
+func ValidateVolumeMounts(root string, vols []VolumeMount) error {
+	return docker.ValidateVolumes(root, vols)
+}
+
+// VolumeTarget resolves where a volume lands in a docker workspace whose
+// root is root, following the seed's explicit mount_path rules
+// (SPEC §5.2): a POSIX-absolute p is used as is (cleaned), and may lie
+// outside the workspace; a relative p is checked with the entry path rules
+// (SPEC §3.2: no ".." segment, reason escape_root) and joined to root; a
+// Windows-absolute p is an error with reason "absolute". The errors are
+// *sandbox.Error values. VolumeTarget("/workspace", "data") is
+// "/workspace/data"; VolumeTarget("/workspace", "/mnt/x/") is "/mnt/x".
+func VolumeTarget(root, p string) (string, error) {
+	if !sandbox.IsWindowsAbsolute(p) && strings.HasPrefix(p, "/") {
+		return path.Clean(p), nil
+	}
+	rel, err := sandbox.ValidateEntryPath(p)
+	if err != nil {
+		return "", err
+	}
+	return path.Join(root, rel), nil
+}
+
+// LabelManaged is the label, set to "true", that marks every volume
+// CreateVolume creates.
+const LabelManaged = docker.LabelManaged
+
+// CreateVolume creates the named volume on the provider's Docker daemon,
+// labelled LabelManaged=true. An existing volume with the same driver and
+// options is reused; one with a different driver or options is an error
+// naming the volume and the option names that differ. Option values are
+// redacted from every error.
+func (e *Engine) CreateVolume(ctx context.Context, spec VolumeSpec) error {
+	return e.docker.CreateVolume(ctx, spec)
+}
+
+// RemoveVolume removes the named volume. A missing volume is not an
+// error; a volume still mounted by a container is an error naming the
+// container (and its workspace).
+func (e *Engine) RemoveVolume(ctx context.Context, name string) error {
+	return e.docker.RemoveVolume(ctx, name)
+}
+
+// InspectVolume reports whether the named volume exists, with its driver
+// and labels. A missing volume is Exists=false, not an error.
+func (e *Engine) InspectVolume(ctx context.Context, name string) (VolumeInfo, error) {
+	return e.docker.InspectVolume(ctx, name)
+}
