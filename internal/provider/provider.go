@@ -198,6 +198,12 @@ func (p *sandboxProvider) Resources(_ context.Context) []func() resource.Resourc
 		NewGitRepoResource,
 		NewCommandResource,
 		NewManifestResource,
+		NewS3MountResource,
+		NewGCSMountResource,
+		NewR2MountResource,
+		NewAzureBlobMountResource,
+		NewBoxMountResource,
+		NewS3FilesMountResource,
 	}
 }
 

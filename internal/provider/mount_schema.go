@@ -1,0 +1,136 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+// mountSchema builds the schema of a mount resource: the common mount
+// fields (SPEC §5.1), the kind's own fields, and the strategy blocks.
+func mountSchema(k mountKind) schema.Schema {
+	attrs := k.fieldAttributes()
+	replaceStr := []planmodifier.String{stringplanmodifier.RequiresReplace()}
+	keepStr := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
+	attrs["id"] = schema.StringAttribute{
+		Computed: true, PlanModifiers: keepStr,
+		MarkdownDescription: "`<workspace_id>/<path>` for an `in_container` mount; the Docker volume name for a `docker_volume` mount.",
+	}
+	attrs["session_id"] = schema.StringAttribute{
+		Computed: true, PlanModifiers: keepStr,
+		MarkdownDescription: "32 hexadecimal digits, new on every creation, standing in for the seed's session id in the names " +
+			"the seed generates: the rclone remote `sandbox_<kind>_<session_id>`, the helper directories " +
+			"`.sandbox-rclone-config/<session_id>` (and `-mountpoint-env`, `-blobfuse-config`, `-blobfuse-cache`) and the Docker " +
+			"volume name. One per mount, so two mounts never share generated files.",
+	}
+	attrs["workspace_id"] = schema.StringAttribute{
+		Optional: true, PlanModifiers: replaceStr, Validators: []validator.String{workspaceIDValidator{}},
+		MarkdownDescription: "`id` of the `sandbox_workspace` to mount into. Required with `in_container`; must be unset with " +
+			"`docker_volume`, whose volume exists before the container and is attached by the workspace's `docker.volumes`. " +
+			"Changing it replaces the mount.",
+	}
+	attrs["path"] = schema.StringAttribute{
+		Required: true, PlanModifiers: replaceStr, Validators: []validator.String{entryPathValidator{}},
+		MarkdownDescription: "Workspace-relative POSIX path of the mount entry (the manifest key), checked with the seed's " +
+			"manifest path rules at plan time (`absolute`, `escape_root`). The mount lands at `<root>/<path>` unless " +
+			"`mount_path` is set. Changing it replaces the mount.",
+	}
+	attrs["mount_path"] = schema.StringAttribute{
+		Optional: true, PlanModifiers: replaceStr, Validators: []validator.String{mountPathValidator{}},
+		MarkdownDescription: "Where the mount lands instead of `<root>/<path>`, the seed's `mount_path` (SPEC §5.2): a relative " +
+			"path is taken under the root; an absolute POSIX path is used as is and may lie outside the workspace; paths " +
+			"inside the root are normalised lexically and `..` that would climb above the root fails with reason " +
+			"`escape_root`; Windows paths fail with reason `absolute`. Changing it replaces the mount.",
+	}
+	attrs["read_only"] = schema.BoolAttribute{
+		Optional: true, Computed: true, Default: booldefault.StaticBool(true),
+		PlanModifiers:       []planmodifier.Bool{boolplanmodifier.RequiresReplace()},
+		MarkdownDescription: "Mount read-only, the seed's `read_only`. Default `true`. Changing it replaces the mount.",
+	}
+	attrs["ephemeral"] = schema.BoolAttribute{
+		Optional: true, Computed: true, Default: booldefault.StaticBool(true),
+		MarkdownDescription: "The seed's `ephemeral` flag; mounts default to `true` (never part of a workspace snapshot).",
+	}
+	attrs["description"] = schema.StringAttribute{Optional: true, MarkdownDescription: "Free text, the seed's entry `description`."}
+	attrs["credentials_wo_version"] = schema.Int64Attribute{
+		Optional: true, PlanModifiers: []planmodifier.Int64{int64planmodifier.RequiresReplace()},
+		MarkdownDescription: "Any number; change it to re-create the mount with the current values of the write-only " +
+			"(`_wo`) attributes, which Terraform cannot compare (rotation).",
+	}
+	attrs["absolute_path"] = schema.StringAttribute{
+		Computed: true, PlanModifiers: keepStr,
+		MarkdownDescription: "Absolute mount path inside the workspace (`in_container`), after the seed's mount path resolution; " +
+			"for `docker_volume`, the path resolved against the seed's default root `/workspace` from which `volume_name` is " +
+			"derived.",
+	}
+	attrs["mounted"] = schema.BoolAttribute{
+		Computed: true,
+		MarkdownDescription: "Whether the mount was found in place at the last refresh: the mount point listed in the " +
+			"workspace's `/proc/mounts` (`in_container`), or the volume known to the daemon (`docker_volume`). When a refresh " +
+			"finds it gone (the helper died, someone unmounted it), the plan replaces the mount: destroy removes the old " +
+			"generated files, then it is mounted again with the configured credentials.",
+	}
+	attrs["volume_name"] = schema.StringAttribute{
+		Computed: true, PlanModifiers: keepStr,
+		MarkdownDescription: "With `docker_volume`: the name of the Docker volume created, the seed's generated name " +
+			"`sandbox_<session_id>_<12 hex of sha256(mount path)>_<sanitized mount path>`. Pass it to the workspace's " +
+			"`docker.volumes`. Null with `in_container`.",
+	}
+	attrs["manifest_entry"] = manifestEntryAttribute("`{\"type\": \"" + k.typ + "\", ..., \"mount_strategy\": {...}}` with every " +
+		"authority field (keys, secrets, tokens, identity ids, credential JSON and files, `driver_options`) set to null, the " +
+		"seed's durable serialization of mounts (SPEC §5.7): safe to print, and it never carries a secret.")
+	if k.extraOptions {
+		attrs["extra_options"] = schema.MapAttribute{
+			ElementType: types.StringType, Optional: true,
+			PlanModifiers: []planmodifier.Map{mapRequiresReplace()},
+			MarkdownDescription: "Extra `mount -t s3files` options, the seed's `extra_options`; they override the pattern's " +
+				"`extra_options` key by key. A null value renders as a bare option (`iam`). Terraform maps are ordered by " +
+				"key, so options render in key order, then `ro`, `mounttargetip=`, `accesspoint=`, `region=`. Changing it " +
+				"replaces the mount.",
+		}
+	}
+	return schema.Schema{
+		MarkdownDescription: k.summary + "\n\nExactly one strategy block: `in_container` runs the mount helper inside the " +
+			"running workspace (on a local workspace, on the host) and unmounts it on destroy; `docker_volume` creates a named " +
+			"Docker volume with a volume driver, which the workspace attaches when its container is created. The seed's " +
+			"support matrix is checked at plan time: " + supportMatrixText(k.typ) + ".",
+		Attributes: attrs,
+		Blocks: map[string]schema.Block{
+			"in_container":  inContainerBlock(),
+			"docker_volume": dockerVolumeBlock(),
+		},
+	}
+}
+
+func replaceObject() []planmodifier.Object {
+	return []planmodifier.Object{objectplanmodifier.RequiresReplace()}
+}
+
+// noLineBreaks refuses line breaks, which would inject lines into the
+// generated rclone config (SPEC §5.8).
+type noLineBreaks struct{}
+
+func (noLineBreaks) Description(context.Context) string { return "must not contain line breaks" }
+
+func (v noLineBreaks) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (noLineBreaks) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if strings.ContainsAny(req.ConfigValue.ValueString(), "\r\n") {
+		resp.Diagnostics.AddAttributeError(req.Path, "Line break in a mount value",
+			fmt.Sprintf("cloud mount configuration values must not contain line breaks (the seed's rule, SPEC §5.8): a line "+
+				"break would add lines to the generated configuration; got %q", req.ConfigValue.ValueString()))
+	}
+}

@@ -1,0 +1,260 @@
+package workspace
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/docker"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/mount"
+)
+
+// MountCommandTimeout bounds each command a mount runs in the workspace
+// (tool probes, mkdir, the mount helper itself, which daemonizes).
+const MountCommandTimeout = 2 * time.Minute
+
+// MountRequest is one in-container mount to apply to, or remove from, a
+// workspace.
+type MountRequest struct {
+	// WorkspaceID is the workspace the mount belongs to.
+	WorkspaceID string
+	// Path is the entry's normalized workspace-relative path (the manifest
+	// key); the mount lands there unless Mount.MountPath says otherwise.
+	Path string
+	// Mount is the mount entry. Its Strategy must be in_container.
+	Mount *mount.Mount
+	// SessionID stands in for the seed's session id in generated names
+	// (remote names, helper directories): 32 hex digits.
+	SessionID string
+}
+
+// MountResult is what ApplyMount did.
+type MountResult struct {
+	// MountPath is the absolute mount path inside the workspace.
+	MountPath string
+	// Applied is the pattern's report: generated files and skip paths.
+	Applied mount.Applied
+}
+
+// MountBackendName is the seed's backend name of a workspace kind, for
+// credential-boundary checks: "docker" or "unix_local".
+func MountBackendName(kind string) string {
+	if kind == docker.Kind {
+		return "docker"
+	}
+	return "unix_local"
+}
+
+// ResolveMountPath is the absolute path the mount of entry rel lands on in
+// a workspace with the given root: the seed's mount path resolution
+// (SPEC §5.2) followed by the manifest-level normalisation of targets
+// inside the root (`..` that would climb above the root fails with reason
+// escape_root).
+func ResolveMountPath(root, rel string, m *mount.Mount) (string, error) {
+	p, err := mount.ResolveMountPath(root, m.MountPath, path.Join(root, rel))
+	if err != nil {
+		return "", err
+	}
+	return mount.NormalizeMountTarget(root, p)
+}
+
+// CheckMountWorkspace checks that workspace id can take the in-container
+// mount m: the credential boundary for its backend (a docker_volume mount
+// is refused on a workspace) and, on Docker, the FUSE grant the pattern
+// needs. Nothing is changed.
+func (e *Engine) CheckMountWorkspace(ctx context.Context, id string, m *mount.Mount) (*Workspace, error) {
+	w, err := e.Open(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if m.Strategy.Type != mount.StrategyInContainer {
+		return nil, mount.NewConfigError("docker-volume mounts are not supported by this sandbox backend",
+			map[string]any{"mount_type": m.Type, "strategy_type": m.Strategy.Type, "sandbox_backend": MountBackendName(w.Kind)})
+	}
+	if w.Kind == docker.Kind {
+		info, err := e.DescribeDocker(ctx, w)
+		if err != nil {
+			return nil, err
+		}
+		if !info.FUSE {
+			return nil, fmt.Errorf("%w: workspace %s has no FUSE grant; an in-container %s mount needs /dev/fuse and "+
+				"CAP_SYS_ADMIN: set fuse = true in the workspace's docker block (this replaces the container)",
+				ErrNoFUSE, id, m.Strategy.Pattern.Type)
+		}
+	}
+	return w, nil
+}
+
+// ErrNoFUSE is wrapped when an in-container mount is applied to a Docker
+// workspace created without docker { fuse = true }.
+var ErrNoFUSE = errors.New("the workspace's container cannot mount filesystems")
+
+// ApplyMount mounts req.Mount in its workspace with the seed's pattern
+// commands (SPEC §5.5): tool probe, mkdir, generated config written 0600,
+// then the mount helper. Errors never carry a configured secret: values are
+// replaced by REDACTED (SPEC §5.7).
+func (e *Engine) ApplyMount(ctx context.Context, req MountRequest) (MountResult, error) {
+	w, err := e.CheckMountWorkspace(ctx, req.WorkspaceID, req.Mount)
+	if err != nil {
+		return MountResult{}, err
+	}
+	mp, err := ResolveMountPath(w.Root, req.Path, req.Mount)
+	if err != nil {
+		return MountResult{}, err
+	}
+	s := &mountSession{e: e, w: w}
+	applied, err := mount.Apply(ctx, s, req.Mount, mp, req.SessionID)
+	if err != nil {
+		return MountResult{MountPath: mp}, mount.Redact(err, mount.Secrets(req.Mount))
+	}
+	return MountResult{MountPath: mp, Applied: applied}, nil
+}
+
+// UnmountMount unmounts req.Mount (the pattern's unapply commands) and
+// removes the helper files ApplyMount generated for it. A workspace that is
+// gone is not an error: nothing is mounted in it any more.
+func (e *Engine) UnmountMount(ctx context.Context, req MountRequest) error {
+	w, err := e.Open(ctx, req.WorkspaceID)
+	if errors.Is(err, ErrWorkspaceGone) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	mp, err := ResolveMountPath(w.Root, req.Path, req.Mount)
+	if err != nil {
+		return err
+	}
+	active, err := e.MountActive(ctx, req.WorkspaceID, mp)
+	if err != nil {
+		return err
+	}
+	if active {
+		if err := mount.Unapply(ctx, &mountSession{e: e, w: w}, req.Mount, mp, req.SessionID); err != nil {
+			return mount.Redact(err, mount.Secrets(req.Mount))
+		}
+		// The seed's unmount commands ignore failures; a mount left in
+		// place must stop the destroy, or removing the workspace would
+		// reach into the remote storage.
+		if still, err := e.MountActive(ctx, req.WorkspaceID, mp); err != nil || still {
+			return fmt.Errorf("%s is still mounted after the %s pattern's unmount commands (in use?); nothing "+
+				"else was removed: unmount it, then destroy again (read error: %v)", mp, req.Mount.Strategy.Pattern.Type, err)
+		}
+	}
+	return removeSessionDirs(ctx, w.Backend, mount.SessionHex(req.SessionID))
+}
+
+// sessionDirParents are the workspace-relative directories under which the
+// seed's patterns keep one directory per session id.
+var sessionDirParents = []string{".sandbox-rclone-config", ".sandbox-mountpoint-env", ".sandbox-blobfuse-config",
+	".sandbox-blobfuse-cache"}
+
+// removeSessionDirs removes this mount's session directories (the session
+// id is the mount's own, so nothing else lives there) without following
+// symlinks, then each parent left empty.
+func removeSessionDirs(ctx context.Context, b backend.Backend, sid string) error {
+	if sid == "" {
+		return nil
+	}
+	for _, parent := range sessionDirParents {
+		if err := b.RemoveAll(ctx, parent+"/"+sid); err != nil {
+			return err
+		}
+		if st, err := b.Stat(ctx, parent); err == nil && st.IsDir {
+			_ = b.Remove(ctx, parent) // fails, harmlessly, while other mounts use it
+		}
+	}
+	return nil
+}
+
+// MountActive reports whether a filesystem is mounted exactly at the
+// absolute path mountPath inside workspace id, read from /proc/mounts.
+func (e *Engine) MountActive(ctx context.Context, id, mountPath string) (bool, error) {
+	w, err := e.Open(ctx, id)
+	if err != nil {
+		return false, err
+	}
+	res, err := w.Backend.Exec(ctx, backend.ExecRequest{Argv: []string{"cat", "/proc/mounts"}, Timeout: MountCommandTimeout})
+	if err != nil {
+		return false, err
+	}
+	if !res.OK() {
+		return false, fmt.Errorf("reading /proc/mounts in workspace %s failed: %s", id, bytes.TrimSpace(res.Stderr))
+	}
+	return procMountsHas(res.Stdout, mountPath), nil
+}
+
+// procMountsHas reports whether /proc/mounts text lists target as a mount
+// point. The kernel escapes space, tab, newline and backslash as \ooo.
+func procMountsHas(text []byte, target string) bool {
+	for _, line := range strings.Split(string(text), "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 2 && unescapeMountField(f[1]) == target {
+			return true
+		}
+	}
+	return false
+}
+
+func unescapeMountField(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+4 <= len(s) {
+			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(n))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// mountSession is a workspace seen from a mount pattern (mount.Session).
+type mountSession struct {
+	e *Engine
+	w *Workspace
+}
+
+func (s *mountSession) Root() string { return s.w.Root }
+
+func (s *mountSession) Exec(ctx context.Context, argv []string) (mount.ExecResult, error) {
+	res, err := s.e.Exec(ctx, s.w.ID, backend.ExecRequest{Argv: argv, Timeout: MountCommandTimeout})
+	if err != nil {
+		return mount.ExecResult{}, err
+	}
+	return mount.ExecResult{ExitCode: res.ExitCode, Stdout: res.Stdout, Stderr: res.Stderr}, nil
+}
+
+func (s *mountSession) WriteFile(ctx context.Context, rel string, content []byte) error {
+	_, err := s.w.Backend.WriteFile(ctx, rel, bytes.NewReader(content), 0o600, "")
+	return err
+}
+
+// ReadFile reads a file the seed reads from the sandbox (an rclone
+// config_file_path) with `cat --`, as the seed's Docker backend reads.
+func (s *mountSession) ReadFile(ctx context.Context, p string) ([]byte, error) {
+	if !path.IsAbs(p) {
+		p = path.Join(s.w.Root, p)
+	}
+	res, err := s.w.Backend.Exec(ctx, backend.ExecRequest{Argv: []string{"cat", "--", p}, Timeout: MountCommandTimeout})
+	if err != nil {
+		return nil, err
+	}
+	if !res.OK() {
+		return nil, &sandbox.Error{Code: sandbox.CodeWorkspaceReadNotFound, Op: "read", Message: "file not found: " + p,
+			Context: map[string]any{"path": p}}
+	}
+	return res.Stdout, nil
+}
