@@ -178,7 +178,7 @@ func (r *workspaceResource) Create(ctx context.Context, req resource.CreateReque
 			return
 		}
 		if w, err = r.eng.CreateDocker(ctx, spec); err != nil {
-			addEngineAttributeError(&resp.Diagnostics, path.Root("docker"), "Creating the container workspace failed", err)
+			addCreateDockerError(&resp.Diagnostics, spec, err)
 			return
 		}
 	} else if w, err = r.eng.CreateLocal(ctx, workspace.LocalSpec{Root: m.Root.ValueString(), Environment: localEnv(ctx, m, &resp.Diagnostics)}); err != nil {
@@ -221,7 +221,7 @@ func (r *workspaceResource) Read(ctx context.Context, req resource.ReadRequest, 
 			addEngineError(&resp.Diagnostics, "Reading the container failed", err)
 			return
 		}
-		m.Docker = dockerObject(info)
+		m.Docker = dockerObject(info, w.Root)
 		if info.HasSpec {
 			// Imported: the container says what it was created with.
 			importedSpec(info, &m)

@@ -23,11 +23,13 @@ type dockerModel struct {
 	NetworkMode types.String `tfsdk:"network_mode"`
 	Labels      types.Map    `tfsdk:"labels"`
 	FUSE        types.Bool   `tfsdk:"fuse"`
+	Volumes     types.List   `tfsdk:"volumes"`
 }
 
 var dockerAttrTypes = map[string]attr.Type{
 	"image": types.StringType, "pull_policy": types.StringType, "network_mode": types.StringType,
 	"labels": types.MapType{ElemType: types.StringType}, "fuse": types.BoolType,
+	"volumes": types.ListType{ElemType: types.ObjectType{AttrTypes: volumeAttrTypes}},
 }
 
 // reservedLabels are set by the provider on every workspace container.
@@ -63,6 +65,14 @@ func validateDocker(ctx context.Context, m workspaceModel, diags *diag.Diagnosti
 	if d.NetworkMode.ValueString() == "none" && !m.ExposedPorts.IsNull() && (m.ExposedPorts.IsUnknown() || len(m.ExposedPorts.Elements()) > 0) {
 		diags.AddAttributeError(path.Root("exposed_ports"), "Exposed ports need a network", workspace.NetworkNoneMessage)
 	}
+	root := m.Root.ValueString()
+	switch {
+	case m.Root.IsUnknown():
+		root = ""
+	case m.Root.IsNull():
+		root = workspace.DefaultDockerRoot
+	}
+	validateVolumes(ctx, d.Volumes, root, diags)
 }
 
 // dockerSpec builds the engine's spec from a planned model.
@@ -74,6 +84,9 @@ func dockerSpec(ctx context.Context, m workspaceModel, diags *diag.Diagnostics) 
 		FUSE: d.FUSE.ValueBool(), Root: m.Root.ValueString(), ExposedPorts: ports(m),
 	}
 	diags.Append(d.Labels.ElementsAs(ctx, &spec.Labels, false)...)
+	if !d.Volumes.IsNull() {
+		spec.Volumes, _, _ = volumeMounts(ctx, d.Volumes, spec.Root, diags)
+	}
 	diags.Append(m.Environment.ElementsAs(ctx, &spec.Environment, false)...)
 	var users []userModel
 	diags.Append(m.Users.ElementsAs(ctx, &users, false)...)
@@ -104,8 +117,9 @@ type groupModel struct {
 }
 
 // dockerObject is the docker block as the daemon describes an imported
-// container; pull_policy is not recorded by the daemon and stays null.
-func dockerObject(info workspace.DockerInfo) types.Object {
+// container whose workspace root is root; pull_policy is not recorded by
+// the daemon and stays null.
+func dockerObject(info workspace.DockerInfo, root string) types.Object {
 	labels := types.MapNull(types.StringType)
 	if len(info.Labels) > 0 {
 		vals := map[string]attr.Value{}
@@ -123,7 +137,7 @@ func dockerObject(info workspace.DockerInfo) types.Object {
 	}
 	return types.ObjectValueMust(dockerAttrTypes, map[string]attr.Value{
 		"image": types.StringValue(info.Image), "pull_policy": types.StringNull(), "network_mode": nm,
-		"labels": labels, "fuse": fuse,
+		"labels": labels, "fuse": fuse, "volumes": volumesList(info.Volumes, root),
 	})
 }
 

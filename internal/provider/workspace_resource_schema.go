@@ -152,8 +152,8 @@ func dockerBlockSchema() schema.SingleNestedBlock {
 	return schema.SingleNestedBlock{
 		MarkdownDescription: "Selects the docker backend: the workspace is a directory inside a container, created as the " +
 			"seed's Docker backend does: entrypoint `tail -f /dev/null` to keep it running, the workspace's " +
-			"`environment`, its `exposed_ports` published on 127.0.0.1, and labels `sandbox.workspace_id` and `sandbox.root` " +
-			"besides `labels`. The daemon comes from the provider's `docker_host` settings. Every file operation runs inside " +
+			"`environment`, its `exposed_ports` published on 127.0.0.1, its `volumes` mounted, and labels `sandbox.workspace_id` " +
+			"and `sandbox.root` besides `labels`. The daemon comes from the provider's `docker_host` settings. Every file operation runs inside " +
 			"the container through a small helper copied to `/.sandbox-fs-helper/`, which never follows a symlink planted in " +
 			"the workspace. Conflicts with `local`.",
 		PlanModifiers: []planmodifier.Object{replaceWhenAddedOrRemoved{}},
@@ -194,6 +194,7 @@ func dockerBlockSchema() schema.SingleNestedBlock {
 					"the workspace.",
 				PlanModifiers: []planmodifier.Bool{boolplanmodifier.RequiresReplace()},
 			},
+			"volumes": volumesSchema(),
 		},
 	}
 }

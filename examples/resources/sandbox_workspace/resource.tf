@@ -36,3 +36,17 @@ resource "sandbox_workspace" "container" {
 output "container_url" {
   value = sandbox_workspace.container.endpoints[0].url_http
 }
+
+# Named Docker volumes, attached when the container is created. Each must
+# exist first: a storage mount resource with the docker_volume strategy
+# creates one (write volume_name = sandbox_s3_mount.x.volume_name so that
+# Terraform creates it before the workspace), or `docker volume create`.
+resource "sandbox_workspace" "with_data" {
+  docker {
+    image = "python:3.12-slim"
+    volumes = [
+      { volume_name = "team-datasets", path = "data" }, # /workspace/data, read-only
+      { volume_name = "pip-cache", path = "/root/.cache/pip", read_only = false },
+    ]
+  }
+}

@@ -1,0 +1,228 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
+)
+
+// volumeModel is one element of docker.volumes.
+type volumeModel struct {
+	VolumeName types.String `tfsdk:"volume_name"`
+	Path       types.String `tfsdk:"path"`
+	ReadOnly   types.Bool   `tfsdk:"read_only"`
+}
+
+var volumeAttrTypes = map[string]attr.Type{
+	"volume_name": types.StringType, "path": types.StringType, "read_only": types.BoolType,
+}
+
+var volumesPath = path.Root("docker").AtName("volumes")
+
+const volumesReplaceDesc = "Changing the volumes replaces the workspace: a container's mounts are fixed when it is created."
+
+func volumesSchema() schema.ListNestedAttribute {
+	return schema.ListNestedAttribute{
+		Optional: true,
+		MarkdownDescription: "Named Docker volumes mounted into the container when it is created: the seed's `docker_volume` " +
+			"mount strategy, where Docker attaches a volume created with a volume driver (such as `rclone`) and its driver " +
+			"options. Each is a Docker mount of type `volume` (after any bind mounts) with `nocopy`, so Docker never copies " +
+			"the image's files at the target into the volume. A volume must exist before the workspace: reference the volume " +
+			"of a storage mount resource as `volume_name = sandbox_s3_mount.x.volume_name`, so that Terraform creates it " +
+			"first and removes it only after the workspace, or create it yourself with `docker volume create`. A volume " +
+			"that does not exist fails the apply with an error on its `volume_name` (Docker would otherwise create an " +
+			"empty local volume in its place). Two volumes with the same target, and a target that is the workspace root " +
+			"or a directory containing it, are refused at plan time on `path`. Destroying the workspace leaves the volumes " +
+			"in place for their owner to remove. The volumes are recorded in the container's `sandbox.spec` label, so " +
+			"import reads them back (a target below the root as a relative `path`). " + volumesReplaceDesc + " Writing " +
+			"the same target another way (`\"data\"` or `\"/workspace/data\"`) is an in-place update that changes nothing.",
+		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+			"volume_name": schema.StringAttribute{
+				Required: true,
+				MarkdownDescription: "Name of an existing Docker volume, such as `sandbox_s3_mount.x.volume_name` or the name " +
+					"given to `docker volume create`.",
+				Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
+			},
+			"path": schema.StringAttribute{
+				Required: true,
+				MarkdownDescription: "Where the volume appears in the container, by the seed's `mount_path` rules: a relative " +
+					"path lies below the workspace `root` (`\"data\"` is `/workspace/data`) and is checked with the entry path " +
+					"rules (a `..` segment is refused with reason `escape_root`; the root itself is refused); an absolute " +
+					"POSIX path is used as is (cleaned), also outside the workspace, such as `\"/mnt/bucket\"`; a Windows " +
+					"path such as `C:\\data` is refused with reason `absolute`.",
+				Validators: []validator.String{volumePathValidator{}},
+			},
+			"read_only": schema.BoolAttribute{
+				Optional: true,
+				Computed: true,
+				Default:  booldefault.StaticBool(true),
+				MarkdownDescription: "Mount the volume read-only. Default `true`, the seed's default for mounts: writes in the " +
+					"container then fail with `Read-only file system`.",
+			},
+		}},
+		PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplaceIf(replaceIfVolumesDiffer, volumesReplaceDesc, volumesReplaceDesc)},
+	}
+}
+
+// volumePathValidator checks a volume path's form; where it lands
+// relative to the root and the other volumes is checked by
+// validateVolumes.
+type volumePathValidator struct{}
+
+func (volumePathValidator) Description(context.Context) string {
+	return "must be a workspace-relative path without `..` segments, or an absolute POSIX path"
+}
+
+func (v volumePathValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (volumePathValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	raw := req.ConfigValue.ValueString()
+	if strings.ContainsRune(raw, 0) {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid volume path", fmt.Sprintf("path %q contains a NUL byte, which no file name can hold", raw))
+		return
+	}
+	if _, err := workspace.VolumeTarget("/", raw); err != nil {
+		addEngineAttributeError(&resp.Diagnostics, req.Path, "Invalid volume path", err)
+		return
+	}
+	if rel, err := sandbox.ValidateEntryPath(raw); err == nil && rel != "." {
+		if msg := entryPathProblem(rel); msg != "" {
+			resp.Diagnostics.AddAttributeError(req.Path, "Invalid volume path", fmt.Sprintf("path %q %s", raw, msg))
+		}
+	}
+}
+
+// volumeMounts resolves the known elements of a volumes list against
+// root; idx[i] is the list index of mounts[i]. complete is false when an
+// element (or the list) is unknown.
+func volumeMounts(ctx context.Context, list types.List, root string, diags *diag.Diagnostics) (mounts []workspace.VolumeMount, idx []int, complete bool) {
+	if list.IsUnknown() {
+		return nil, nil, false
+	}
+	var vols []volumeModel
+	diags.Append(list.ElementsAs(ctx, &vols, false)...)
+	complete = true
+	for i, v := range vols {
+		if v.VolumeName.IsUnknown() || v.Path.IsUnknown() || v.ReadOnly.IsUnknown() {
+			complete = false
+			continue
+		}
+		target, err := workspace.VolumeTarget(root, v.Path.ValueString())
+		if err != nil {
+			complete = false // reported by volumePathValidator
+			continue
+		}
+		mounts = append(mounts, workspace.VolumeMount{Name: v.VolumeName.ValueString(), Target: target, ReadOnly: v.ReadOnly.ValueBool()})
+		idx = append(idx, i)
+	}
+	return mounts, idx, complete
+}
+
+// validateVolumes refuses, on the path of the volume at fault, duplicate
+// targets and targets that are (or contain) the root. root "" is unknown:
+// nothing can be checked yet.
+func validateVolumes(ctx context.Context, list types.List, root string, diags *diag.Diagnostics) {
+	if list.IsNull() || root == "" {
+		return
+	}
+	mounts, idx, _ := volumeMounts(ctx, list, root, diags)
+	addVolumeMountError(diags, workspace.ValidateVolumeMounts(root, mounts), idx)
+}
+
+// addVolumeMountError reports a *workspace.VolumeMountError on its path;
+// it reports whether err was one.
+func addVolumeMountError(diags *diag.Diagnostics, err error, idx []int) bool {
+	var vme *workspace.VolumeMountError
+	if !errors.As(err, &vme) || vme.Index >= len(idx) {
+		return false
+	}
+	diags.AddAttributeError(volumesPath.AtListIndex(idx[vme.Index]).AtName("path"), "Invalid volume path", vme.Reason)
+	return true
+}
+
+// addCreateDockerError reports a failed container creation, on the volume
+// at fault when there is one.
+func addCreateDockerError(diags *diag.Diagnostics, spec workspace.DockerSpec, err error) {
+	var missing *workspace.MissingVolumeError
+	if errors.As(err, &missing) {
+		for i, v := range spec.Volumes {
+			if v.Name == missing.Name {
+				diags.AddAttributeError(volumesPath.AtListIndex(i).AtName("volume_name"), "Volume not found",
+					err.Error()+". Reference the volume of a mount resource, as volume_name = sandbox_s3_mount.x.volume_name, "+
+						"so that Terraform creates it before the workspace.")
+				return
+			}
+		}
+	}
+	idx := make([]int, len(spec.Volumes))
+	for i := range idx {
+		idx[i] = i
+	}
+	if addVolumeMountError(diags, err, idx) {
+		return
+	}
+	addEngineAttributeError(diags, path.Root("docker"), "Creating the container workspace failed", err)
+}
+
+// replaceIfVolumesDiffer replaces the workspace when the volumes it
+// mounts change: another volume, target or read-only flag. The same
+// target written another way is not a change.
+func replaceIfVolumesDiffer(ctx context.Context, req planmodifier.ListRequest, resp *listplanmodifier.RequiresReplaceIfFuncResponse) {
+	// The planned root is not settled yet when this runs: it is the
+	// configured root, or else the one in state (root's own modifiers).
+	var stateRoot, planRoot types.String
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("root"), &stateRoot)...)
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("root"), &planRoot)...)
+	if planRoot.IsNull() {
+		planRoot = stateRoot
+	}
+	if planRoot.IsUnknown() || req.PlanValue.IsUnknown() {
+		resp.RequiresReplace = true
+		return
+	}
+	var diags diag.Diagnostics
+	before, _, okBefore := volumeMounts(ctx, req.StateValue, stateRoot.ValueString(), &diags)
+	after, _, okAfter := volumeMounts(ctx, req.PlanValue, planRoot.ValueString(), &diags)
+	resp.RequiresReplace = diags.HasError() || !okBefore || !okAfter || !slices.Equal(before, after)
+}
+
+// volumesList is the volumes attribute of an imported container: a target
+// below the root in relative form, others absolute; null when none.
+func volumesList(vols []workspace.VolumeMount, root string) types.List {
+	elem := types.ObjectType{AttrTypes: volumeAttrTypes}
+	if len(vols) == 0 {
+		return types.ListNull(elem)
+	}
+	objs := make([]attr.Value, 0, len(vols))
+	for _, v := range vols {
+		p := v.Target
+		if rel, ok := strings.CutPrefix(v.Target, strings.TrimSuffix(root, "/")+"/"); ok && rel != "" {
+			p = rel
+		}
+		objs = append(objs, types.ObjectValueMust(volumeAttrTypes, map[string]attr.Value{
+			"volume_name": types.StringValue(v.Name), "path": types.StringValue(p), "read_only": types.BoolValue(v.ReadOnly),
+		}))
+	}
+	return types.ListValueMust(elem, objs)
+}
