@@ -107,7 +107,7 @@ func handleMountBoundaryVector(_ string, raw json.RawMessage, _ any) (any, error
 		switch {
 		case e.mount != nil:
 			input.Mounts = append(input.Mounts, mount.BoundaryEntry{Path: e.path, Mount: e.mount})
-		case e.entryType != "dir" && !(e.entryType == "local_dir" && !e.hasSrc):
+		case e.entryType != "dir" && (e.entryType != "local_dir" || e.hasSrc):
 			input.MaterializedPaths = append(input.MaterializedPaths, e.path)
 		}
 	}

@@ -210,7 +210,7 @@ func Redact(err error, secrets []string) error {
 	if err == nil {
 		return nil
 	}
-	se, ok := err.(*sandbox.Error)
+	se, ok := err.(*sandbox.Error) //nolint:errorlint // only an unwrapped error keeps its structure; a wrapped one is redacted as text, wrapper included
 	if !ok {
 		return errors.New(redactText(err.Error(), secrets))
 	}

@@ -56,7 +56,7 @@ func TestRedactKeepsStructuredErrorFields(t *testing.T) {
 		Context: map[string]any{"command": "sh -lc 'export K=SECRET'", "argv": []string{"x", "SECRET"},
 			"nested": map[string]any{"v": []any{"SECRET"}}, "exit": 1},
 		Retryable: &retryable, Cause: cause}
-	got, ok := Redact(in, []string{"SECRET"}).(*sandbox.Error)
+	got, ok := Redact(in, []string{"SECRET"}).(*sandbox.Error) //nolint:errorlint // Redact returns the structured error itself
 	if !ok {
 		t.Fatalf("got %T, want *sandbox.Error", got)
 	}
@@ -163,7 +163,7 @@ func TestSanitizeReplacesErrorsOfMountsWithAuthority(t *testing.T) {
 			}
 		})
 	}
-	if got := Sanitize(fmt.Errorf("exec: %w", context.Canceled), secS3(true)); got != context.Canceled {
+	if got := Sanitize(fmt.Errorf("exec: %w", context.Canceled), secS3(true)); got != context.Canceled { //nolint:errorlint // the bare cancellation error must come back
 		t.Fatalf("cancellation: got %v", got)
 	}
 	if Sanitize(nil, secS3(true)) != nil {
