@@ -1,19 +1,27 @@
 #!/usr/bin/env bash
-# docker-up.sh: make sure a Docker daemon answers and the local test images
-# exist, for the Docker acceptance tests and benchmarks.
+# docker-up.sh: make sure a Docker daemon answers, the local test images
+# exist and the storage-mount tools are installed, for the acceptance tests
+# and benchmarks (`make test-deps`, which `make testacc` runs first).
 #
+# * rclone and fusermount3 (Debian's rclone and fuse3) are installed when
+#   missing, whether or not a daemon answers: the storage-mount tests mount
+#   buckets with them on this machine.
 # * A daemon that already answers `docker info` (DOCKER_HOST or the default
 #   socket) is used as it is.
 # * Otherwise, as root on a Debian-like machine, Debian's docker.io and
-#   busybox-static (and git, for the git_repo tests) are installed when missing and dockerd is started in the
-#   background (log: $SANDBOX_DOCKERD_LOG, default build/dockerd.log). The
-#   default storage driver is tried first; when it cannot run a container
-#   here, dockerd is restarted with --storage-driver=vfs.
-# * The test images are built locally FROM scratch (docker import of a
-#   static busybox root filesystem): nothing is ever pulled.
+#   busybox-static (and git, for the git_repo tests) are installed when
+#   missing and dockerd is started in the background (log:
+#   $SANDBOX_DOCKERD_LOG, default build/dockerd.log). The default storage
+#   driver is tried first; when it cannot run a container here, dockerd is
+#   restarted with --storage-driver=vfs.
+# * The test image is built locally FROM scratch (docker import of a static
+#   busybox root filesystem plus a few of this machine's binaries with their
+#   shared libraries: the shadow account tools, rclone and fusermount3):
+#   nothing is ever pulled. It is rebuilt when IMAGE_VERSION changes.
 #
-# Without a daemon this script fails under CI=true, and elsewhere exits 0
-# after saying why (the Docker tests then skip with the same reason).
+# Packages are installed with apt-get, as root only. Under CI=true a missing
+# daemon or mount tool fails this script; elsewhere it exits 0 after saying
+# why (the tests concerned then skip with the same reason).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -46,6 +54,23 @@ wait_daemon() { # wait_daemon <pid>: up to 60 s
 	return 1
 }
 
+# apt_install <package>...: install Debian packages with apt-get; fails when
+# this machine cannot (not root, no apt-get) or apt-get does.
+apt_updated=
+apt_install() {
+	if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+		say "cannot install $* here (needs root and apt-get)"
+		return 1
+	fi
+	say "installing $* with apt-get"
+	export DEBIAN_FRONTEND=noninteractive
+	if [ -z "$apt_updated" ]; then
+		apt-get update -qq >/dev/null || return 1
+		apt_updated=1
+	fi
+	apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+
 install_packages() {
 	local want=()
 	command -v dockerd >/dev/null 2>&1 || want+=(docker.io)
@@ -53,13 +78,22 @@ install_packages() {
 	# The git_repo tests serve repositories with git daemon and git http-backend.
 	command -v git >/dev/null 2>&1 || want+=(git)
 	[ ${#want[@]} -eq 0 ] && return 0
-	if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
-		give_up "no Docker daemon answers and ${want[*]} cannot be installed here (needs root and apt-get)"
+	apt_install "${want[@]}" || give_up "${want[*]} could not be installed"
+}
+
+# The storage-mount tests serve a bucket on 127.0.0.1 and mount it with
+# rclone over FUSE, on this machine and in containers of the test image.
+install_mount_tools() {
+	local want=()
+	command -v rclone >/dev/null 2>&1 || want+=(rclone)
+	command -v fusermount3 >/dev/null 2>&1 || want+=(fuse3)
+	[ ${#want[@]} -eq 0 ] && return 0
+	apt_install "${want[@]}" && return 0
+	if [ "${CI:-}" = "true" ]; then
+		say "CI=true: the storage-mount tests cannot run without ${want[*]}; failing"
+		exit 1
 	fi
-	say "installing ${want[*]} with apt-get"
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq >/dev/null
-	apt-get install -y -qq --no-install-recommends "${want[@]}" >/dev/null
+	say "the storage-mount tests will skip: ${want[*]} could not be installed"
 }
 
 start_daemon() { # start_daemon [dockerd flags...]: echoes the pid
@@ -73,10 +107,33 @@ smoke() { docker run --rm --network none "$IMAGE" /bin/true >/dev/null 2>>"$LOG"
 
 # IMAGE_VERSION changes whenever the image content below changes, so an
 # image left by an earlier version of this script is rebuilt.
-IMAGE_VERSION=4
+IMAGE_VERSION=5
+
+# copy_with_libs <rootfs> <dir> <binary>...: copy each binary that exists on
+# this machine into dir under rootfs, mode (setuid bit too) included, with
+# the shared libraries ldd lists for it at their own paths.
+copy_with_libs() {
+	local rootfs=$1 dir=$2 bin lib
+	shift 2
+	mkdir -p "$rootfs$dir"
+	for bin in "$@"; do
+		[ -x "$bin" ] || continue
+		cp -pL "$bin" "$rootfs$dir/"
+		for lib in $(ldd "$bin" | awk '$2 == "=>" {print $3} $1 ~ /^\// {print $1}'); do
+			mkdir -p "$rootfs$(dirname "$lib")"
+			cp -L "$lib" "$rootfs$lib"
+		done
+	done
+}
 
 build_image() {
-	if [ "$(docker image inspect -f '{{index .Config.Labels "sandbox.test-image"}}' "$IMAGE" 2>/dev/null)" = "$IMAGE_VERSION" ]; then
+	# An image built while rclone or fusermount3 was missing carries another
+	# label, so it is rebuilt once they are installed.
+	local version=$IMAGE_VERSION rclone fusermount
+	rclone=$(command -v rclone || true)
+	fusermount=$(command -v fusermount3 || true)
+	[ -n "$rclone" ] && [ -n "$fusermount" ] || version+=-without-rclone
+	if [ "$(docker image inspect -f '{{index .Config.Labels "sandbox.test-image"}}' "$IMAGE" 2>/dev/null)" = "$version" ]; then
 		return 0
 	fi
 	local bb rootfs
@@ -94,23 +151,30 @@ build_image() {
 	printf 'root:x:0:\nnogroup:x:65534:\n' >"$rootfs/etc/group"
 	printf 'root:*:19000:0:99999:7:::\n' >"$rootfs/etc/shadow"
 	printf 'root:*::\nnogroup:*::\n' >"$rootfs/etc/gshadow"
-	# The shadow account tools (groupadd, useradd, usermod) with the shared
-	# libraries they need, copied from this machine, so that users and
-	# groups can be provisioned as in a Debian image.
-	for tool in /usr/sbin/groupadd /usr/sbin/useradd /usr/sbin/usermod; do
-		[ -x "$tool" ] || continue
-		cp "$tool" "$rootfs/usr/sbin/"
-		for lib in $(ldd "$tool" | awk '$2 == "=>" {print $3} $1 ~ /^\// {print $1}'); do
-			mkdir -p "$rootfs$(dirname "$lib")"
-			cp -L "$lib" "$rootfs$lib"
-		done
-	done
+	# The shadow account tools (groupadd, useradd, usermod), so that users
+	# and groups can be provisioned as in a Debian image.
+	copy_with_libs "$rootfs" /usr/sbin /usr/sbin/groupadd /usr/sbin/useradd /usr/sbin/usermod
 	[ -f /etc/login.defs ] && cp /etc/login.defs "$rootfs/etc/login.defs"
+	# rclone and fusermount3, so that a bucket can be mounted inside a
+	# container as the in-container rclone pattern does. They live in
+	# /usr/bin as on Debian, also reachable as /bin/fusermount3 and
+	# fusermount (the names Debian's fuse3 provides); user_allow_other lets
+	# a mount by a non-root user pass --allow-other.
+	if [ -n "$rclone" ] && [ -n "$fusermount" ]; then
+		copy_with_libs "$rootfs" /usr/bin "$rclone"
+		cp -pL "$fusermount" "$rootfs/usr/bin/fusermount3"
+		ln -s /usr/bin/fusermount3 "$rootfs/bin/fusermount3"
+		ln -s fusermount3 "$rootfs/usr/bin/fusermount"
+		printf 'user_allow_other\n' >"$rootfs/etc/fuse.conf"
+	else
+		say "rclone or fusermount3 is missing: $IMAGE is built without them, and the storage-mount tests in containers cannot run"
+	fi
 	say "building $IMAGE from a static busybox (FROM scratch, nothing pulled)"
 	tar -C "$rootfs" --numeric-owner --owner=0 --group=0 -c . |
-		docker import --change "LABEL sandbox.test-image=$IMAGE_VERSION" --change 'ENV PATH=/usr/sbin:/usr/bin:/sbin:/bin' --change 'CMD ["/bin/sh"]' - "$IMAGE" >/dev/null
+		docker import --change "LABEL sandbox.test-image=$version" --change 'ENV PATH=/usr/sbin:/usr/bin:/sbin:/bin' --change 'CMD ["/bin/sh"]' - "$IMAGE" >/dev/null
 }
 
+install_mount_tools
 if ! daemon_up; then
 	install_packages
 	command -v dockerd >/dev/null 2>&1 || give_up "dockerd is not installed"

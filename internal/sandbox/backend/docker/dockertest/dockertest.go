@@ -28,8 +28,9 @@ import (
 )
 
 // Image is the test image built by scripts/docker-up.sh FROM scratch: a
-// static busybox with every applet (httpd included) and the shadow account
-// tools. SANDBOX_TEST_IMAGE overrides it.
+// static busybox with every applet (httpd included), the shadow account
+// tools, and rclone and fusermount3 (with /etc/fuse.conf allowing
+// user_allow_other) for storage mounts. SANDBOX_TEST_IMAGE overrides it.
 var Image = func() string {
 	if v := os.Getenv("SANDBOX_TEST_IMAGE"); v != "" {
 		return v
