@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"path"
+	"strings"
 	"sync"
 
 	"github.com/moby/moby/client"
@@ -195,8 +196,38 @@ func (d *Daemon) installHelper(ctx context.Context, containerID string, h helper
 	}()
 	_, err = cli.CopyToContainer(ctx, containerID, client.CopyToContainerOptions{DestinationPath: "/", Content: pr})
 	pr.CloseWithError(err)
+	if err == nil {
+		return nil
+	}
+	// The archive API mounts the container's volumes once more, which
+	// volume plugins may refuse while the container runs ("volume is
+	// already mounted by this id"), as the seed warns. Then the helper is
+	// streamed through a shell in the container instead.
+	if serr := d.installHelperByShell(ctx, containerID, h); serr != nil {
+		return fmt.Errorf("copying the file helper into container %s: %w (through a shell: %v)", short(containerID), err, serr)
+	}
+	return nil
+}
+
+// installHelperByShell streams the helper into the container on the
+// stdin of `sh -c`: written to a temporary name, made executable, then
+// renamed into place, so a half-written binary is never run.
+func (d *Daemon) installHelperByShell(ctx context.Context, containerID string, h helperBinary) error {
+	f, err := os.Open(h.path)
 	if err != nil {
-		return fmt.Errorf("copying the file helper into container %s: %w", short(containerID), err)
+		return err
+	}
+	defer f.Close()
+	dir := path.Join(fshelper.HelperDir, h.digest)
+	final := path.Join(dir, fshelper.HelperName)
+	tmp := final + ".tmp"
+	script := "umask 022 && mkdir -p " + dir + " && cat > " + tmp + " && chmod 0755 " + tmp + " && mv -f " + tmp + " " + final
+	res, err := d.run(ctx, containerID, execSpec{argv: []string{"sh", "-c", script}, user: "0:0", stdin: f, limit: 64 << 10})
+	if err != nil {
+		return err
+	}
+	if res.ExitCode != 0 {
+		return fmt.Errorf("exit code %d: %s", res.ExitCode, strings.TrimSpace(string(res.Stderr)))
 	}
 	return nil
 }
