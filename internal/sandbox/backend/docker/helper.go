@@ -204,7 +204,7 @@ func (d *Daemon) installHelper(ctx context.Context, containerID string, h helper
 	// already mounted by this id"), as the seed warns. Then the helper is
 	// streamed through a shell in the container instead.
 	if serr := d.installHelperByShell(ctx, containerID, h); serr != nil {
-		return fmt.Errorf("copying the file helper into container %s: %w (through a shell: %v)", short(containerID), err, serr)
+		return fmt.Errorf("copying the file helper into container %s: %w (through a shell: %w)", short(containerID), err, serr)
 	}
 	return nil
 }
