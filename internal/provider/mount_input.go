@@ -108,12 +108,24 @@ func (in mountInput) checkBoundary(root, backend string) error {
 	if err != nil {
 		return err
 	}
-	var ack mount.Acknowledgements
-	if mount.ValidateAcknowledgementPath(root, target) == nil {
-		ack = mount.Acknowledgements{MountScoped: []string{target}, Broad: []string{target}}
+	in2 := mount.BoundaryInput{Root: root, Backend: backend, Mounts: []mount.BoundaryEntry{{Path: in.rel, Target: target, Mount: in.m}}}
+	canAck := mount.ValidateAcknowledgementPath(root, target) == nil
+	// Acknowledge exactly the kinds of exposure the mount needs: giving a
+	// kind its capability does not support is refused by the seed's rules.
+	for range 3 {
+		err := mount.CheckCredentialBoundary(in2)
+		scoped, broad := mount.MissingAcknowledgement(err)
+		if !canAck || (!scoped && !broad) {
+			return err
+		}
+		if scoped {
+			in2.Ack.MountScoped = []string{target}
+		}
+		if broad {
+			in2.Ack.Broad = []string{target}
+		}
 	}
-	return mount.CheckCredentialBoundary(mount.BoundaryInput{Root: root, Backend: backend, Ack: ack,
-		Mounts: []mount.BoundaryEntry{{Path: in.rel, Target: target, Mount: in.m}}})
+	return mount.CheckCredentialBoundary(in2)
 }
 
 // credentialFiles returns the credential-file fields that are set

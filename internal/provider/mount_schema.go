@@ -103,7 +103,9 @@ func mountSchema(k mountKind) schema.Schema {
 		MarkdownDescription: k.summary + "\n\nExactly one strategy block: `in_container` runs the mount helper inside the " +
 			"running workspace (on a local workspace, on the host) and unmounts it on destroy; `docker_volume` creates a named " +
 			"Docker volume with a volume driver, which the workspace attaches when its container is created. The seed's " +
-			"support matrix is checked at plan time: " + supportMatrixText(k.typ) + ".",
+			"support matrix is checked at plan time: " + supportMatrixText(k.typ) + ".\n\nImport is not supported: " +
+			"the credentials are write-only and the files a mount generates belong to its `session_id`; declare the mount " +
+			"and apply.",
 		Attributes: attrs,
 		Blocks: map[string]schema.Block{
 			"in_container":  inContainerBlock(),

@@ -19,7 +19,9 @@ var s3MountKind = registerMountKind(mountKind{
 		{name: "prefix", desc: "Key prefix inside the bucket (the remote path is `<bucket>/<prefix>`, leading `/` stripped)."},
 		{name: "region", desc: "Region."},
 		{name: "endpoint_url", desc: "Endpoint of an S3-compatible service, such as `https://s3.example.test`."},
-		{name: "s3_provider", def: "AWS", desc: "rclone's S3 `provider` (`AWS`, `Minio`, `Other`, ...)."},
+		{name: "s3_provider", def: "AWS", desc: "rclone's S3 `provider` (`AWS`, `Minio`, `Ceph`, `Other`, ...). With " +
+			"`AWS` rclone addresses buckets as `<bucket>.<endpoint host>`; for another S3-compatible service set its own " +
+			"provider, or `Other`, which uses path-style addressing."},
 	},
 	build: func(m *mount.Mount, v mountValues, _ []mount.Option) {
 		m.S3 = &mount.S3{Bucket: v.str("bucket"), AccessKeyID: v["access_key_id"], SecretAccessKey: v["secret_access_key"],

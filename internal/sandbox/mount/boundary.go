@@ -1,6 +1,7 @@
 package mount
 
 import (
+	"errors"
 	"sort"
 	"strings"
 
@@ -333,4 +334,19 @@ func (b boundaryCheck) materializes(p string) bool {
 		}
 	}
 	return false
+}
+
+// MissingAcknowledgement reports whether err is the boundary's refusal of
+// an unacknowledged exposure, and of which kind: mount-scoped (inline keys
+// and tokens) or broad (identity ids, credential files, blobfuse, S3
+// Files). A caller that treats a declaration as the acknowledgement adds
+// that kind for the path and checks again; acknowledging a kind that the
+// capability does not support is itself refused, so only the needed kinds
+// may be given.
+func MissingAcknowledgement(err error) (scoped, broad bool) {
+	var se *sandbox.Error
+	if !errors.As(err, &se) || se.Code != sandbox.CodeMountConfigInvalid {
+		return false, false
+	}
+	return se.Message == msgMountScopedNotAcknowledged, se.Message == msgBroadNotAcknowledged
 }
