@@ -161,6 +161,9 @@ func (b *Backend) Destroy(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if err := checkNoMounts(b.root); err != nil {
+		return fmt.Errorf("destroy workspace: %w", err)
+	}
 	if err := os.RemoveAll(b.root); err != nil {
 		return fmt.Errorf("destroy workspace: %w", err)
 	}

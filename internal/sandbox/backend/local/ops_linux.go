@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 
 	"golang.org/x/sys/unix"
 
@@ -211,6 +212,11 @@ func (b *Backend) remove(ctx context.Context, op, rel string, all bool) error {
 	rel, err := cleanRel(op, rel)
 	if err != nil {
 		return err
+	}
+	if all {
+		if err := checkNoMounts(filepath.Join(b.root, filepath.FromSlash(rel))); err != nil {
+			return err
+		}
 	}
 	if rel == "." {
 		if !all {

@@ -1,0 +1,55 @@
+package local
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// TestRemovalRefusesMountedTrees mounts a tmpfs inside a workspace and
+// proves that neither RemoveAll of its parent nor Destroy of the workspace
+// touches it or anything else: removing the files of a mounted bucket would
+// delete remote data.
+func TestRemovalRefusesMountedTrees(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "ws")
+	b := New(root)
+	if err := b.Create(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	mnt := filepath.Join(root, "data", "bucket")
+	if err := os.MkdirAll(mnt, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("mount", "-t", "tmpfs", "sandbox-test", mnt).CombinedOutput(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("mounting a tmpfs (CI=true runs as root): %v: %s", err, out)
+		}
+		t.Skipf("cannot mount a tmpfs here (needs root): %v: %s", err, out)
+	}
+	t.Cleanup(func() { _ = exec.Command("umount", mnt).Run() })
+	object := filepath.Join(mnt, "object.txt")
+	if err := os.WriteFile(object, []byte("remote data"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.RemoveAll(context.Background(), "data"); !errors.Is(err, ErrMountInside) {
+		t.Fatalf("RemoveAll(data) over a mount: %v, want ErrMountInside", err)
+	}
+	if err := b.Destroy(context.Background()); !errors.Is(err, ErrMountInside) {
+		t.Fatalf("Destroy over a mount: %v, want ErrMountInside", err)
+	}
+	if got, err := os.ReadFile(object); err != nil || string(got) != "remote data" {
+		t.Fatalf("the mounted file was touched: %q, %v", got, err)
+	}
+	if err := exec.Command("umount", mnt).Run(); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Destroy(context.Background()); err != nil {
+		t.Fatalf("Destroy once unmounted: %v", err)
+	}
+	if _, err := os.Stat(root); !os.IsNotExist(err) {
+		t.Fatalf("root survived Destroy: %v", err)
+	}
+}
