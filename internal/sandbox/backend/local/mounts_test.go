@@ -53,3 +53,38 @@ func TestRemovalRefusesMountedTrees(t *testing.T) {
 		t.Fatalf("root survived Destroy: %v", err)
 	}
 }
+
+// TestWalkSkipsMountPoints proves a tree walk never lists the files of a
+// filesystem mounted inside it, so a copy that removes extra files can
+// never reach them.
+func TestWalkSkipsMountPoints(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "ws")
+	b := New(root)
+	if err := b.Create(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	mnt := filepath.Join(root, "proj", "data")
+	if err := os.MkdirAll(mnt, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "proj", "own.txt"), []byte("own"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("mount", "-t", "tmpfs", "sandbox-test", mnt).CombinedOutput(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("mounting a tmpfs (CI=true runs as root): %v: %s", err, out)
+		}
+		t.Skipf("cannot mount a tmpfs here (needs root): %v: %s", err, out)
+	}
+	t.Cleanup(func() { _ = exec.Command("umount", mnt).Run() })
+	if err := os.WriteFile(filepath.Join(mnt, "object.txt"), []byte("remote"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	files, err := b.WalkFiles(context.Background(), "proj")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 1 || files[0].Rel != "own.txt" {
+		t.Fatalf("walk listed %v, want only own.txt", files)
+	}
+}

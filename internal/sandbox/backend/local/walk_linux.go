@@ -52,6 +52,10 @@ func walkDir(ctx context.Context, d *os.File, prefix string, out *[]backend.Tree
 		return fmt.Errorf("walk %s: %w", d.Name(), err)
 	}
 	dfd := int(d.Fd())
+	var self unix.Stat_t
+	if err := unix.Fstat(dfd, &self); err != nil {
+		return &fs.PathError{Op: "walk", Path: prefix, Err: err}
+	}
 	for _, name := range names {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -62,12 +66,21 @@ func walkDir(ctx context.Context, d *os.File, prefix string, out *[]backend.Tree
 			if errors.Is(err, unix.ENOENT) {
 				continue // removed while walking
 			}
+			if errors.Is(err, unix.ENOTCONN) {
+				continue // a FUSE mount whose helper died: not part of the tree
+			}
 			return &fs.PathError{Op: "walk", Path: rel, Err: err}
 		}
 		switch st.Mode & unix.S_IFMT {
 		case unix.S_IFLNK:
 			*out = append(*out, backend.TreeFile{Rel: rel, Perm: fs.FileMode(st.Mode & 0o777)})
 		case unix.S_IFDIR:
+			if st.Dev != self.Dev {
+				// A mount point (a storage mount inside the tree): its
+				// files belong to another filesystem, never to this tree,
+				// so they are neither listed nor ever removed as extras.
+				continue
+			}
 			fd, err := openatRetry(dfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW, 0)
 			if err != nil {
 				return &fs.PathError{Op: "walk", Path: rel, Err: err}
