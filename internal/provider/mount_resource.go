@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 
 	"github.com/google/uuid"
@@ -81,6 +82,18 @@ func (r *mountResource) checkMount(in mountInput, diags *diag.Diagnostics) {
 		r.addMountError(diags, "Invalid "+r.kind.typ, err)
 		return
 	}
+	target, err := workspace.ResolveMountPath(workspace.DefaultDockerRoot, in.rel, in.m)
+	if err != nil {
+		if in.m.MountPath == nil || (mountPathValidator{}).problem(*in.m.MountPath) == nil {
+			r.addMountError(diags, "Invalid mount path", err)
+		}
+		return // otherwise mount_path's validator reports it
+	}
+	if target == workspace.DefaultDockerRoot {
+		diags.AddAttributeError(path.Root("mount_path"), "Invalid mount path", "mount_path resolves to the workspace "+
+			"root itself: mounting over it would hide the whole workspace; mount below it")
+		return
+	}
 	if err := in.checkBoundary(workspace.DefaultDockerRoot, ""); err != nil {
 		r.addMountError(diags, "Mount credentials refused", err)
 		return
@@ -135,6 +148,13 @@ func (r *mountResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	if workspaceGone(err) {
 		return // the workspace will be re-created, and this mount with it
 	}
+	if errors.Is(err, workspace.ErrNoFUSE) {
+		// A warning, not an error: Terraform also plans configured
+		// resources while it plans a destroy, which must stay possible.
+		resp.Diagnostics.AddAttributeWarning(path.Root("workspace_id"), "Workspace cannot take this mount",
+			err.Error()+"\n\nApplying this plan will fail when the mount is created.")
+		return
+	}
 	if err != nil {
 		r.addMountError(&resp.Diagnostics, "Workspace cannot take this mount", err)
 		return
@@ -142,6 +162,10 @@ func (r *mountResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	mp, err := workspace.ResolveMountPath(w.Root, in.rel, in.m)
 	if err != nil {
 		r.addMountError(&resp.Diagnostics, "Invalid mount path", err)
+		return
+	}
+	if err := workspace.CheckMountPath(w, mp); err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("mount_path"), "Invalid mount path", err.Error())
 		return
 	}
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("absolute_path"), mp)...)

@@ -88,8 +88,8 @@ func TestAccS3Mount_rcloneDocker(t *testing.T) {
 			{
 				Config:          dockerMountConfig(env, false, s3InContainerMount(srv)),
 				ConfigVariables: s3Vars(srv),
-				PlanOnly:        true,
-				ExpectError:     errRe("has no FUSE grant; an in-container rclone mount needs /dev/fuse and CAP_SYS_ADMIN: set fuse = true"),
+				// The plan warns (a destroy must stay possible); the apply fails.
+				ExpectError: errRe("has no FUSE grant; an in-container rclone mount needs /dev/fuse and CAP_SYS_ADMIN: set fuse = true"),
 			},
 			{
 				Config:          dockerMountConfig(env, true, s3InContainerMount(srv)),

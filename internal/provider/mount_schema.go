@@ -48,9 +48,12 @@ func mountSchema(k mountKind) schema.Schema {
 	attrs["mount_path"] = schema.StringAttribute{
 		Optional: true, PlanModifiers: replaceStr, Validators: []validator.String{mountPathValidator{}},
 		MarkdownDescription: "Where the mount lands instead of `<root>/<path>`, the seed's `mount_path` (SPEC §5.2): a relative " +
-			"path is taken under the root; an absolute POSIX path is used as is and may lie outside the workspace; paths " +
-			"inside the root are normalised lexically and `..` that would climb above the root fails with reason " +
-			"`escape_root`; Windows paths fail with reason `absolute`. Changing it replaces the mount.",
+			"path is taken under the root; an absolute POSIX path is used as is and, on a Docker workspace, may lie outside " +
+			"the workspace; paths inside the root are normalised lexically and `..` that would climb above the root fails " +
+			"with reason `escape_root`; Windows paths fail with reason `absolute`. Refused besides: the root itself, and on " +
+			"a local workspace (where the helper runs on the host) any path outside the root. The apply refuses a mount " +
+			"point that is already mounted or is a directory with content, which the mount would hide. Changing it " +
+			"replaces the mount.",
 	}
 	attrs["read_only"] = schema.BoolAttribute{
 		Optional: true, Computed: true, Default: booldefault.StaticBool(true),
@@ -69,7 +72,8 @@ func mountSchema(k mountKind) schema.Schema {
 	}
 	attrs["absolute_path"] = schema.StringAttribute{
 		Computed: true, PlanModifiers: keepStr,
-		MarkdownDescription: "Absolute mount path inside the workspace (`in_container`), after the seed's mount path resolution; " +
+		MarkdownDescription: "Absolute mount path as seen inside the workspace (`in_container`), after the seed's mount path " +
+			"resolution: below the root, or (Docker workspaces only) an absolute `mount_path` elsewhere in the container; " +
 			"for `docker_volume`, the path resolved against the seed's default root `/workspace` from which `volume_name` is " +
 			"derived.",
 	}
@@ -87,8 +91,9 @@ func mountSchema(k mountKind) schema.Schema {
 			"`docker.volumes`. Null with `in_container`.",
 	}
 	attrs["manifest_entry"] = manifestEntryAttribute("`{\"type\": \"" + k.typ + "\", ..., \"mount_strategy\": {...}}` with every " +
-		"authority field (keys, secrets, tokens, identity ids, credential JSON and files, `driver_options`) set to null, the " +
-		"seed's durable serialization of mounts (SPEC §5.7): safe to print, and it never carries a secret.")
+		"authority field (keys, secrets, tokens, identity ids, credential JSON and files, S3 Files `extra_options`) set to " +
+		"null and `driver_options` emptied, the seed's durable serialization of mounts (SPEC §5.7): safe to print, and it " +
+		"never carries a secret.")
 	if k.extraOptions {
 		attrs["extra_options"] = schema.MapAttribute{
 			ElementType: types.StringType, Optional: true,

@@ -102,8 +102,10 @@ func inContainerBlock() schema.SingleNestedBlock {
 					"remote_name": optString("rclone remote name; default `sandbox_<kind>_<session_id>`. Must match " +
 						"`[A-Za-z0-9_][A-Za-z0-9_. -]*` (an on-the-fly remote such as `:s3,...` is refused, SPEC §5.7)."),
 					"extra_args": schema.ListAttribute{ElementType: types.StringType, Optional: true,
-						MarkdownDescription: "Extra arguments after the generated ones. With credentials only `--allow-other`, " +
-							"`--uid`, `--gid` and `--buffer-size` (with a value) are accepted; `--config` is always refused (SPEC §5.8)."},
+						MarkdownDescription: "Extra arguments after the generated ones. Only `--allow-other`, `--uid`, `--gid` " +
+							"and `--buffer-size` (with a value) are accepted, with or without credentials: the seed treats any " +
+							"other argument as possible credential authority (`--config`, a header, ...) and refuses it (SPEC " +
+							"§5.7, §5.8). Options such as `--vfs-cache-mode` are therefore not available here."},
 					"nfs_addr": optString("Address `rclone serve nfs` listens on (mode `nfs`); null means `127.0.0.1:2049`."),
 					"nfs_mount_options": schema.ListAttribute{ElementType: types.StringType, Optional: true,
 						MarkdownDescription: "NFS mount options (mode `nfs`); null means `vers=4.1,tcp,port=<port>,soft,timeo=50,retrans=1`."},
@@ -388,12 +390,18 @@ func (mountPathValidator) ValidateString(_ context.Context, req validator.String
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
 		return
 	}
-	raw := req.ConfigValue.ValueString()
-	if _, err := mount.ResolveMountPath("/workspace", &raw, "/workspace"); err != nil {
+	if err := (mountPathValidator{}).problem(req.ConfigValue.ValueString()); err != nil {
 		addEngineAttributeError(&resp.Diagnostics, req.Path, "Invalid mount_path", err)
-		return
+	}
+}
+
+// problem returns what is wrong with a mount_path on its own, or nil.
+func (mountPathValidator) problem(raw string) error {
+	if _, err := mount.ResolveMountPath("/workspace", &raw, "/workspace"); err != nil {
+		return err
 	}
 	if raw == "" || strings.ContainsRune(raw, 0) {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid mount_path", fmt.Sprintf("mount_path %q must be a non-empty path", raw))
+		return fmt.Errorf("mount_path %q must be a non-empty path", raw)
 	}
+	return nil
 }

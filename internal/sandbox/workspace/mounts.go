@@ -96,10 +96,30 @@ func (e *Engine) CheckMountWorkspace(ctx context.Context, id string, m *mount.Mo
 // workspace created without docker { fuse = true }.
 var ErrNoFUSE = errors.New("the workspace's container cannot mount filesystems")
 
+// CheckMountPath refuses mount paths that would hide or endanger what is
+// already there: the workspace root itself and, on a local workspace
+// (whose mount helper runs on the host), any path outside the root, which
+// would mount over a host directory.
+func CheckMountPath(w *Workspace, mp string) error {
+	if mp == w.Root {
+		return fmt.Errorf("mount path %s is the workspace root: mounting over it would hide the whole workspace; "+
+			"mount below it (set path, or a mount_path inside the root)", mp)
+	}
+	if w.Kind != docker.Kind && !strings.HasPrefix(mp, strings.TrimSuffix(w.Root, "/")+"/") {
+		return fmt.Errorf("mount path %s is outside the workspace root %s: on a local workspace the mount helper runs "+
+			"on the host, so this would mount over a host directory; use a path inside the workspace", mp, w.Root)
+	}
+	return nil
+}
+
 // ApplyMount mounts req.Mount in its workspace with the seed's pattern
 // commands (SPEC §5.5): tool probe, mkdir, generated config written 0600,
-// then the mount helper. Errors never carry a configured secret: values are
-// replaced by REDACTED (SPEC §5.7).
+// then the mount helper. Before that it refuses a mount path that is
+// already a mount point or a directory with content (mounting would hide
+// it); after it, the mount is listed once, so a wrong bucket, endpoint or
+// key fails the apply instead of leaving a mount that answers I/O errors
+// (the failed mount is removed again). Errors never carry a configured
+// secret: values are replaced by REDACTED (SPEC §5.7).
 func (e *Engine) ApplyMount(ctx context.Context, req MountRequest) (MountResult, error) {
 	w, err := e.CheckMountWorkspace(ctx, req.WorkspaceID, req.Mount)
 	if err != nil {
@@ -109,17 +129,49 @@ func (e *Engine) ApplyMount(ctx context.Context, req MountRequest) (MountResult,
 	if err != nil {
 		return MountResult{}, err
 	}
+	if err := CheckMountPath(w, mp); err != nil {
+		return MountResult{}, err
+	}
+	st, err := e.MountStatus(ctx, req.WorkspaceID, mp)
+	if err != nil {
+		return MountResult{}, err
+	}
+	if st.Listed {
+		return MountResult{}, fmt.Errorf("%s is already a mount point (another mount resource at the same path, or "+
+			"something mounted out of band): two mounts cannot share a path", mp)
+	}
+	res, err := w.Backend.Exec(ctx, backend.ExecRequest{Argv: []string{"ls", "-A", "--", mp}, Timeout: MountCommandTimeout})
+	if err == nil && res.OK() && len(bytes.TrimSpace(res.Stdout)) > 0 {
+		return MountResult{}, fmt.Errorf("%s is a directory with content: mounting over it would hide that content; "+
+			"mount at an empty or new path", mp)
+	}
 	s := &mountSession{e: e, w: w}
 	applied, err := mount.Apply(ctx, s, req.Mount, mp, req.SessionID)
 	if err != nil {
 		return MountResult{MountPath: mp}, mount.Redact(err, mount.Secrets(req.Mount))
 	}
+	res, err = w.Backend.Exec(ctx, backend.ExecRequest{Argv: []string{"ls", "-A", "--", mp}, Timeout: MountCommandTimeout})
+	if err != nil || !res.OK() {
+		detail := ""
+		if err != nil {
+			detail = err.Error()
+		} else {
+			detail = strings.TrimSpace(string(res.Stderr))
+		}
+		_ = e.UnmountMount(context.WithoutCancel(ctx), req)
+		return MountResult{MountPath: mp}, mount.Redact(fmt.Errorf("the mount at %s does not answer (%s); check the "+
+			"bucket, endpoint and credentials: the mount was removed again", mp, detail), mount.Secrets(req.Mount))
+	}
 	return MountResult{MountPath: mp, Applied: applied}, nil
 }
 
-// UnmountMount unmounts req.Mount (the pattern's unapply commands) and
-// removes the helper files ApplyMount generated for it. A workspace that is
-// gone is not an error: nothing is mounted in it any more.
+// UnmountMount unmounts req.Mount and removes the helper files ApplyMount
+// generated for it. The mount point is unmounted first (fusermount3 -u,
+// else umount); if it stays mounted (in use), nothing else is done and the
+// error says so, so the helper and its config survive for a retry. Then the
+// pattern's unapply commands run (stopping the helper) and the generated
+// files go. A workspace that is gone is not an error: nothing is mounted in
+// it any more.
 func (e *Engine) UnmountMount(ctx context.Context, req MountRequest) error {
 	w, err := e.Open(ctx, req.WorkspaceID)
 	if errors.Is(err, ErrWorkspaceGone) {
@@ -132,21 +184,27 @@ func (e *Engine) UnmountMount(ctx context.Context, req MountRequest) error {
 	if err != nil {
 		return err
 	}
-	active, err := e.MountActive(ctx, req.WorkspaceID, mp)
+	st, err := e.MountStatus(ctx, req.WorkspaceID, mp)
 	if err != nil {
 		return err
 	}
-	if active {
-		if err := mount.Unapply(ctx, &mountSession{e: e, w: w}, req.Mount, mp, req.SessionID); err != nil {
-			return mount.Redact(err, mount.Secrets(req.Mount))
+	if st.Listed {
+		res, err := w.Backend.Exec(ctx, backend.ExecRequest{Argv: []string{"sh", "-c",
+			`fusermount3 -u "$1" 2>/dev/null || umount "$1"`, "sh", mp}, Timeout: MountCommandTimeout})
+		if err != nil {
+			return err
 		}
-		// The seed's unmount commands ignore failures; a mount left in
-		// place must stop the destroy, or removing the workspace would
-		// reach into the remote storage.
-		if still, err := e.MountActive(ctx, req.WorkspaceID, mp); err != nil || still {
-			return fmt.Errorf("%s is still mounted after the %s pattern's unmount commands (in use?); nothing "+
-				"else was removed: unmount it, then destroy again (read error: %v)", mp, req.Mount.Strategy.Pattern.Type, err)
+		if st, err = e.MountStatus(ctx, req.WorkspaceID, mp); err != nil {
+			return err
 		}
+		if st.Listed {
+			return fmt.Errorf("%s could not be unmounted (%s); the mount, its helper and its files were left as they "+
+				"are: stop what uses it (a shell or process with its working directory inside), then destroy again",
+				mp, strings.TrimSpace(string(res.Stderr)))
+		}
+	}
+	if err := mount.Unapply(ctx, &mountSession{e: e, w: w}, req.Mount, mp, req.SessionID); err != nil {
+		return mount.Redact(err, mount.Secrets(req.Mount))
 	}
 	return removeSessionDirs(ctx, w.Backend, mount.SessionHex(req.SessionID))
 }
@@ -174,21 +232,45 @@ func removeSessionDirs(ctx context.Context, b backend.Backend, sid string) error
 	return nil
 }
 
-// MountActive reports whether a filesystem is mounted exactly at the
-// absolute path mountPath inside workspace id, read from /proc/mounts.
-func (e *Engine) MountActive(ctx context.Context, id, mountPath string) (bool, error) {
+// MountState is what a workspace shows at a mount path.
+type MountState struct {
+	// Listed is true when /proc/mounts lists the path as a mount point.
+	Listed bool
+	// Healthy is true when the listed mount answers a stat (a FUSE mount
+	// whose helper died answers "Transport endpoint is not connected").
+	Healthy bool
+}
+
+// MountStatus reads /proc/mounts inside workspace id and, for a listed
+// mount path, stats it once.
+func (e *Engine) MountStatus(ctx context.Context, id, mountPath string) (MountState, error) {
 	w, err := e.Open(ctx, id)
 	if err != nil {
-		return false, err
+		return MountState{}, err
 	}
 	res, err := w.Backend.Exec(ctx, backend.ExecRequest{Argv: []string{"cat", "/proc/mounts"}, Timeout: MountCommandTimeout})
 	if err != nil {
-		return false, err
+		return MountState{}, err
 	}
 	if !res.OK() {
-		return false, fmt.Errorf("reading /proc/mounts in workspace %s failed: %s", id, bytes.TrimSpace(res.Stderr))
+		return MountState{}, fmt.Errorf("reading /proc/mounts in workspace %s failed: %s", id, bytes.TrimSpace(res.Stderr))
 	}
-	return procMountsHas(res.Stdout, mountPath), nil
+	if !procMountsHas(res.Stdout, mountPath) {
+		return MountState{}, nil
+	}
+	probe, err := w.Backend.Exec(ctx, backend.ExecRequest{Argv: []string{"ls", "-d", "--", mountPath}, Timeout: mountProbeTimeout})
+	return MountState{Listed: true, Healthy: err == nil && probe.OK()}, nil
+}
+
+// mountProbeTimeout bounds the stat of a mount point on refresh: a hung
+// helper counts as unhealthy.
+const mountProbeTimeout = 20 * time.Second
+
+// MountActive reports whether a healthy filesystem is mounted exactly at
+// the absolute path mountPath inside workspace id.
+func (e *Engine) MountActive(ctx context.Context, id, mountPath string) (bool, error) {
+	st, err := e.MountStatus(ctx, id, mountPath)
+	return st.Listed && st.Healthy, err
 }
 
 // procMountsHas reports whether /proc/mounts text lists target as a mount
