@@ -12,8 +12,6 @@ package rclonedocker
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"net"
 	"os"
@@ -28,6 +26,7 @@ import (
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/docker/dockertest"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/testutil/fakes3"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/testutil/volplugin"
 )
 
 // PluginDir is where the Docker daemon finds volume plugins' sockets: a
@@ -37,9 +36,8 @@ const PluginDir = "/run/docker/plugins"
 // Plugin is a running `rclone serve docker`.
 type Plugin struct {
 	// Driver is the volume driver name to create volumes with
-	// (`docker volume create -d <Driver>`): unique per test, so that tests
-	// and concurrent runs never share a plugin, and a daemon never talks
-	// to a socket a previous test left.
+	// (`docker volume create -d <Driver>`): "rclone", the name the mount
+	// resources' support matrix knows, served by one test at a time.
 	Driver string
 	// Socket is the plugin's unix socket, PluginDir/<Driver>.sock.
 	Socket string
@@ -62,7 +60,12 @@ type Plugin struct {
 // socket removed. On failure the plugin's log is logged.
 func StartRcloneVolumePlugin(t testing.TB) *Plugin {
 	t.Helper()
-	return StartRcloneVolumePluginAs(t, "sandbox-test-rclone-"+randomHex(t, 6))
+	// One driver name for every test: the daemon keeps each legacy plugin
+	// it has talked to, and every later lookup of a missing volume waits
+	// on each one whose socket is gone, so unique names would slow every
+	// volume test after them. The lock serialises the tests that serve it.
+	volplugin.Lock(t, "rclone")
+	return StartRcloneVolumePluginAs(t, "rclone")
 }
 
 // StartRcloneVolumePluginAs is StartRcloneVolumePlugin serving the volume
@@ -228,12 +231,4 @@ func unavailable(t testing.TB, why string) {
 		t.Fatalf("Docker volume plugin tests cannot run (CI=true makes this a failure): %s", why)
 	}
 	t.Skipf("Docker volume plugin tests skipped: %s", why)
-}
-
-func randomHex(t testing.TB, n int) string {
-	b := make([]byte, n)
-	if _, err := rand.Read(b); err != nil {
-		t.Fatal(err)
-	}
-	return hex.EncodeToString(b)
 }
