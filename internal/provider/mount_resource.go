@@ -210,10 +210,7 @@ func (r *mountResource) Create(ctx context.Context, req resource.CreateRequest, 
 	if err != nil {
 		resp.State.RemoveResource(ctx)
 		r.addMountError(&resp.Diagnostics, "Mounting "+r.kind.typ+" at "+in.rel+" failed", err)
-		// Undo what the failed apply left (helper files, a half mount).
-		_ = r.eng.UnmountMount(context.WithoutCancel(ctx),
-			workspace.MountRequest{WorkspaceID: in.workspaceID, Path: in.rel, Mount: in.m, SessionID: sid})
-		return
+		return // ApplyMount removed what it made
 	}
 	priv, _ := json.Marshal(privateMount{RemoteName: res.Applied.RemoteName})
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateMountKey, priv)...)

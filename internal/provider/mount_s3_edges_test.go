@@ -61,6 +61,25 @@ func TestAccS3Mount_localEdges(t *testing.T) {
 				Check: checkMountedFiles(env, files),
 			},
 			{
+				// A second mount at the same path is refused at apply: the
+				// path is already a mount point.
+				Config: s3MountConfig(env, srv, "") + fmt.Sprintf(`
+resource "sandbox_s3_mount" "dup" {
+  workspace_id = sandbox_workspace.ws.id
+  path         = "data"
+  bucket       = %q
+  endpoint_url = %q
+  s3_provider  = "Other"
+  prefix       = "dir"
+  in_container {
+    rclone {}
+  }
+}
+`, srv.Bucket, srv.Endpoint),
+				ConfigVariables: s3Vars(srv),
+				ExpectError:     regexp.MustCompile(`(?s)is already a mount point.*two mounts cannot share a path`),
+			},
+			{
 				// The helper is killed (SIGKILL): the mount point stays
 				// listed but answers "Transport endpoint is not connected";
 				// the next plan replaces the mount.

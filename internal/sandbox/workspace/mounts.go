@@ -148,6 +148,9 @@ func (e *Engine) ApplyMount(ctx context.Context, req MountRequest) (MountResult,
 	s := &mountSession{e: e, w: w}
 	applied, err := mount.Apply(ctx, s, req.Mount, mp, req.SessionID)
 	if err != nil {
+		// Nothing was mounted at mp before: whatever is there now, and the
+		// mount's own generated files, are this attempt's to remove.
+		_ = e.UnmountMount(context.WithoutCancel(ctx), req)
 		return MountResult{MountPath: mp}, mount.Redact(err, mount.Secrets(req.Mount))
 	}
 	res, err = w.Backend.Exec(ctx, backend.ExecRequest{Argv: []string{"ls", "-A", "--", mp}, Timeout: MountCommandTimeout})
