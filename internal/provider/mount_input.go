@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path"
 	"strings"
 
@@ -115,8 +116,13 @@ func (in mountInput) checkBoundary(root, backend string) error {
 	for range 3 {
 		err := mount.CheckCredentialBoundary(in2)
 		scoped, broad := mount.MissingAcknowledgement(err)
-		if !canAck || (!scoped && !broad) {
+		if !scoped && !broad {
 			return err
+		}
+		if !canAck {
+			return fmt.Errorf("mount path %s is not inside the workspace root %s: a mount whose helper receives "+
+				"credentials must lie inside the root, the only paths whose exposure the seed lets a manifest "+
+				"acknowledge; use a mount_path inside the workspace (%w)", target, root, err)
 		}
 		if scoped {
 			in2.Ack.MountScoped = []string{target}

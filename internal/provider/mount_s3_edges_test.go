@@ -190,3 +190,57 @@ resource "sandbox_s3_mount" "dup" {
 		},
 	})
 }
+
+// TestAccS3Mount_samePathInParallel declares two mounts at one path,
+// which Terraform creates at the same time: exactly one mounts, the other
+// fails, and destroying what was made leaves nothing mounted.
+func TestAccS3Mount_samePathInParallel(t *testing.T) {
+	fakes3.LookRclone(t)
+	fakes3.RequireFUSE(t)
+	srv := fakes3.Start(t, "bucket", map[string]string{"hello.txt": "hello\n"})
+	env := newTestEnv(t)
+	t.Cleanup(func() { fakes3.UnmountAllUnder(t, env.base) })
+	two := s3MountConfig(env, srv, "") + fmt.Sprintf(`
+resource "sandbox_s3_mount" "twin" {
+  workspace_id         = sandbox_workspace.ws.id
+  path                 = "data"
+  bucket               = %q
+  endpoint_url         = %q
+  s3_provider          = "Other"
+  access_key_id_wo     = var.key_id
+  secret_access_key_wo = var.secret
+  in_container {
+    rclone {}
+  }
+}
+`, srv.Bucket, srv.Endpoint)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Factories,
+		TerraformVersionChecks:   requireTF111,
+		Steps: []resource.TestStep{
+			{
+				Config:          two,
+				ConfigVariables: s3Vars(srv),
+				ExpectError:     regexp.MustCompile(`(?s)is already a mount point.*two mounts cannot share a path`),
+			},
+			{
+				PreConfig: func() {
+					dir := filepath.Join(env.wsRoot(), "data")
+					if pids := fakes3.RclonePIDs(dir); len(pids) != 1 {
+						t.Fatalf("%d rclone helpers serve %s, want exactly 1", len(pids), dir)
+					}
+					if b, err := os.ReadFile(filepath.Join(dir, "hello.txt")); err != nil || string(b) != "hello\n" {
+						t.Fatalf("the mount that won does not answer: %q %v", b, err)
+					}
+				},
+				Config: env.config(""),
+				Check: func(*terraform.State) error {
+					if ok, _, _ := fakes3.Mounted(filepath.Join(env.wsRoot(), "data")); ok {
+						return fmt.Errorf("still mounted")
+					}
+					return nil
+				},
+			},
+		},
+	})
+}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"sync"
 
 	"github.com/google/uuid"
 
@@ -41,6 +42,8 @@ type Engine struct {
 	cfg      Config
 	registry *Registry
 	docker   *docker.Daemon
+	// mountLocks serialise mounts of one path (see lockMountPath).
+	mountLocks sync.Map
 }
 
 // New returns an engine for cfg. Nothing is touched on disk and no daemon

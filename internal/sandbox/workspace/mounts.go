@@ -8,6 +8,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
@@ -129,6 +130,11 @@ func (e *Engine) ApplyMount(ctx context.Context, req MountRequest) (MountResult,
 	if err != nil {
 		return MountResult{}, err
 	}
+	// Terraform creates resources in parallel: the check that nothing is
+	// mounted at mp and the mount itself must not interleave with another
+	// mount of the same path.
+	unlock := e.lockMountPath(req.WorkspaceID, mp)
+	defer unlock()
 	if err := CheckMountPath(w, mp); err != nil {
 		return MountResult{}, err
 	}
@@ -150,7 +156,7 @@ func (e *Engine) ApplyMount(ctx context.Context, req MountRequest) (MountResult,
 	if err != nil {
 		// Nothing was mounted at mp before: whatever is there now, and the
 		// mount's own generated files, are this attempt's to remove.
-		_ = e.UnmountMount(context.WithoutCancel(ctx), req)
+		_ = e.unmountMount(context.WithoutCancel(ctx), req, false)
 		return MountResult{MountPath: mp}, mount.Redact(err, mount.Secrets(req.Mount))
 	}
 	res, err = w.Backend.Exec(ctx, backend.ExecRequest{Argv: []string{"ls", "-A", "--", mp}, Timeout: MountCommandTimeout})
@@ -161,7 +167,7 @@ func (e *Engine) ApplyMount(ctx context.Context, req MountRequest) (MountResult,
 		} else {
 			detail = strings.TrimSpace(string(res.Stderr))
 		}
-		_ = e.UnmountMount(context.WithoutCancel(ctx), req)
+		_ = e.unmountMount(context.WithoutCancel(ctx), req, false)
 		return MountResult{MountPath: mp}, mount.Redact(fmt.Errorf("the mount at %s does not answer (%s); check the "+
 			"bucket, endpoint and credentials: the mount was removed again", mp, detail), mount.Secrets(req.Mount))
 	}
@@ -176,6 +182,12 @@ func (e *Engine) ApplyMount(ctx context.Context, req MountRequest) (MountResult,
 // files go. A workspace that is gone is not an error: nothing is mounted in
 // it any more.
 func (e *Engine) UnmountMount(ctx context.Context, req MountRequest) error {
+	return e.unmountMount(ctx, req, true)
+}
+
+// unmountMount is UnmountMount; lock is false when the caller already holds
+// the path's lock (the clean-up of a failed ApplyMount).
+func (e *Engine) unmountMount(ctx context.Context, req MountRequest, lock bool) error {
 	w, err := e.Open(ctx, req.WorkspaceID)
 	if errors.Is(err, ErrWorkspaceGone) {
 		return nil
@@ -186,6 +198,10 @@ func (e *Engine) UnmountMount(ctx context.Context, req MountRequest) error {
 	mp, err := ResolveMountPath(w.Root, req.Path, req.Mount)
 	if err != nil {
 		return err
+	}
+	if lock {
+		unlock := e.lockMountPath(req.WorkspaceID, mp)
+		defer unlock()
 	}
 	st, err := e.MountStatus(ctx, req.WorkspaceID, mp)
 	if err != nil {
@@ -210,6 +226,16 @@ func (e *Engine) UnmountMount(ctx context.Context, req MountRequest) error {
 		return mount.Redact(err, mount.Secrets(req.Mount))
 	}
 	return removeSessionDirs(ctx, w.Backend, mount.SessionHex(req.SessionID))
+}
+
+// lockMountPath serialises mount and unmount of one path of one
+// workspace within this process, and returns the unlock function.
+func (e *Engine) lockMountPath(workspaceID, mp string) func() {
+	key := workspaceID + "\x00" + mp
+	v, _ := e.mountLocks.LoadOrStore(key, &sync.Mutex{})
+	mu := v.(*sync.Mutex)
+	mu.Lock()
+	return mu.Unlock
 }
 
 // sessionDirParents are the workspace-relative directories under which the
