@@ -1,6 +1,8 @@
 package mount
 
 import (
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+
 	"errors"
 	"net/netip"
 	"regexp"
@@ -146,48 +148,7 @@ func urlUnhex(c byte) byte {
 
 // bytesDecodeReplace is bytes.decode("utf-8", errors="replace"): each
 // maximal ill-formed subsequence becomes one U+FFFD.
-func bytesDecodeReplace(p []byte) string {
-	if utf8.Valid(p) {
-		return string(p)
-	}
-	var b strings.Builder
-	for i := 0; i < len(p); {
-		r, size := utf8.DecodeRune(p[i:])
-		if r != utf8.RuneError || size > 1 {
-			b.Write(p[i : i+size])
-			i += size
-			continue
-		}
-		need, lo, hi := 0, byte(0x80), byte(0xbf)
-		switch c := p[i]; {
-		case c >= 0xc2 && c <= 0xdf:
-			need = 1
-		case c == 0xe0:
-			need, lo = 2, 0xa0
-		case c >= 0xe1 && c <= 0xec, c == 0xee, c == 0xef:
-			need = 2
-		case c == 0xed:
-			need, hi = 2, 0x9f
-		case c == 0xf0:
-			need, lo = 3, 0x90
-		case c >= 0xf1 && c <= 0xf3:
-			need = 3
-		case c == 0xf4:
-			need, hi = 3, 0x8f
-		}
-		j := i + 1
-		for k := 0; k < need && j < len(p); k++ {
-			if p[j] < lo || p[j] > hi {
-				break
-			}
-			lo, hi = 0x80, 0xbf
-			j++
-		}
-		b.WriteRune(utf8.RuneError)
-		i = j
-	}
-	return b.String()
-}
+func bytesDecodeReplace(p []byte) string { return sandbox.DecodeUTF8Replace(p) }
 
 // pyParseQSLValues returns the values of parse_qsl(query,
 // keep_blank_values=True): "&"-separated pairs, a pair without "=" has an

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/docker"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/local"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/mount"
 )
 
@@ -307,29 +307,11 @@ func (e *Engine) MountActive(ctx context.Context, id, mountPath string) (bool, e
 func procMountsHas(text []byte, target string) bool {
 	for _, line := range strings.Split(string(text), "\n") {
 		f := strings.Fields(line)
-		if len(f) >= 2 && unescapeMountField(f[1]) == target {
+		if len(f) >= 2 && local.UnescapeMountField(f[1]) == target {
 			return true
 		}
 	}
 	return false
-}
-
-func unescapeMountField(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+4 <= len(s) {
-			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
-				b.WriteByte(byte(n))
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }
 
 // mountSession is a workspace seen from a mount pattern (mount.Session).

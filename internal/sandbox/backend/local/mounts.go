@@ -34,7 +34,7 @@ func mountPointsUnder(dir string) ([]string, error) {
 		if len(f) < 5 {
 			continue
 		}
-		p := unescapeOctal(f[4])
+		p := UnescapeMountField(f[4])
 		if p == dir || strings.HasPrefix(p, dir+"/") {
 			out = append(out, p)
 		}
@@ -56,8 +56,10 @@ func checkNoMounts(dir string) error {
 	return nil
 }
 
-// unescapeOctal decodes the \ooo escapes the kernel uses in mountinfo.
-func unescapeOctal(s string) string {
+// UnescapeMountField decodes the \ooo escapes (space, tab, newline,
+// backslash) the kernel uses in the path fields of /proc/mounts and
+// mountinfo.
+func UnescapeMountField(s string) string {
 	if !strings.Contains(s, `\`) {
 		return s
 	}
