@@ -65,7 +65,7 @@ func (r *commandResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			"workspace_id": schema.StringAttribute{
-				Required: true, MarkdownDescription: commandDocs["workspace_id"], PlanModifiers: replace,
+				Required: true, MarkdownDescription: commandDocs["workspace_id"], PlanModifiers: []planmodifier.String{replaceWorkspaceID{}},
 				Validators: []validator.String{workspaceIDValidator{}},
 			},
 			"command": schema.ListAttribute{

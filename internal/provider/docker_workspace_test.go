@@ -3,9 +3,8 @@ package provider
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -98,17 +97,12 @@ func TestAccDockerWorkspace_lifecycle(t *testing.T) {
 			{ResourceName: "sandbox_workspace.ws", ImportState: true, ImportStateVerify: true,
 				ImportStateVerifyIgnore: []string{"keep_on_destroy", "docker.pull_policy"}},
 			{
-				// Import on a machine without the registry record: the
-				// container is found by its sandbox.workspace_id label.
-				PreConfig: func() {
-					recs, err := filepath.Glob(filepath.Join(env.base, ".workspaces", "*.json"))
-					must(t, err)
-					if len(recs) != 1 {
-						t.Fatalf("registry records: %v", recs)
-					}
-					must(t, os.Remove(recs[0]))
-				},
+				// Import by the bare UUID: the container is found by its
+				// sandbox.workspace_id label.
 				ResourceName: "sandbox_workspace.ws", ImportState: true, ImportStateVerify: true,
+				ImportStateIdFunc: func(s *terraform.State) (string, error) {
+					return strings.TrimPrefix(s.RootModule().Resources["sandbox_workspace.ws"].Primary.ID, "docker:"), nil
+				},
 				ImportStateVerifyIgnore: []string{"keep_on_destroy", "docker.pull_policy"},
 			},
 			{ResourceName: "sandbox_file.hello", ImportState: true, ImportStateVerify: true,
@@ -138,15 +132,18 @@ echo changed > skills/a.md && rm skills/tools/notes.txt && echo extra > skills/e
 				),
 			},
 			{
-				// A stopped container is started again by the refresh; nothing
-				// is planned.
+				// A stopped container is shown as running = false, and the
+				// apply starts it; its entries are left as they are.
 				PreConfig: func() {
 					timeout := 0
 					_, err := dockertest.Client().ContainerStop(context.Background(), firstContainer, client.ContainerStopOptions{Timeout: &timeout})
 					must(t, err)
 				},
-				Config:   cfg,
-				PlanOnly: true,
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("sandbox_workspace.ws", plancheck.ResourceActionUpdate),
+					plancheck.ExpectResourceAction("sandbox_file.hello", plancheck.ResourceActionNoop),
+				}},
 			},
 			{
 				// The container removed out of band: the workspace and its
@@ -155,7 +152,7 @@ echo changed > skills/a.md && rm skills/tools/notes.txt && echo extra > skills/e
 					ins, err := dockertest.Client().ContainerInspect(context.Background(), firstContainer, client.ContainerInspectOptions{})
 					must(t, err)
 					if !ins.Container.State.Running {
-						t.Fatalf("the refresh did not start the stopped container %s", firstContainer)
+						t.Fatalf("the apply did not start the stopped container %s", firstContainer)
 					}
 					_, err = dockertest.Client().ContainerRemove(context.Background(), firstContainer, client.ContainerRemoveOptions{Force: true})
 					must(t, err)

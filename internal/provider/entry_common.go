@@ -50,7 +50,7 @@ func entryAttributes(noun string) map[string]schema.Attribute {
 		"workspace_id": schema.StringAttribute{
 			Required:            true,
 			MarkdownDescription: "`id` of the `sandbox_workspace` the " + noun + " belongs to. Changing it replaces the " + noun + ".",
-			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			PlanModifiers:       []planmodifier.String{replaceWorkspaceID{}},
 			Validators:          []validator.String{workspaceIDValidator{}},
 		},
 		"path": schema.StringAttribute{
@@ -116,10 +116,13 @@ func entryID(workspaceID, rel string) string { return workspaceID + "/" + rel }
 
 // parseEntryImportID splits "<workspace_id>/<path>".
 func parseEntryImportID(id string) (string, string, error) {
-	ws, rel, ok := strings.Cut(id, "/")
-	if !ok || !workspace.ValidID(ws) || rel == "" {
+	ws, rel, err := workspace.SplitEntryID(id)
+	if err == nil && !workspace.ValidID(ws) {
+		err = fmt.Errorf("%q does not start with a workspace id", id)
+	}
+	if err != nil {
 		return "", "", fmt.Errorf("expected an import ID of the form <workspace_id>/<path>, such as "+
-			"0b6f3c2e-6a41-4c9e-9d1a-3f0e2b7c5d11/config/app.toml; got %q", id)
+			"docker:0b6f3c2e-6a41-4c9e-9d1a-3f0e2b7c5d11/config/app.toml: %w", err)
 	}
 	norm, err := sandbox.ValidateEntryPath(rel)
 	if err != nil {
@@ -177,6 +180,11 @@ func addEngineAttributeError(diags *diag.Diagnostics, p path.Path, summary strin
 
 // workspaceGone reports whether err means the workspace vanished.
 func workspaceGone(err error) bool { return errors.Is(err, workspace.ErrWorkspaceGone) }
+
+// workspaceStopped reports whether err means the workspace's container is
+// stopped: a read then keeps the prior state, and the workspace's own plan
+// shows the start that the apply performs first.
+func workspaceStopped(err error) bool { return errors.Is(err, workspace.ErrWorkspaceStopped) }
 
 // engineFrom extracts the configured engine in a Configure method.
 func engineFrom(data any, diags *diag.Diagnostics) *workspace.Engine {
@@ -245,7 +253,7 @@ func entryPathProblem(rel string) string {
 type workspaceIDValidator struct{}
 
 func (workspaceIDValidator) Description(context.Context) string {
-	return "must be the id of a sandbox_workspace (a UUID)"
+	return "must be the id of a sandbox_workspace"
 }
 
 func (v workspaceIDValidator) MarkdownDescription(ctx context.Context) string {
@@ -256,10 +264,37 @@ func (workspaceIDValidator) ValidateString(_ context.Context, req validator.Stri
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
 		return
 	}
-	if id := req.ConfigValue.ValueString(); !workspace.ValidID(id) {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid workspace id",
-			fmt.Sprintf("workspace_id %q is not a workspace id: use the id attribute of a sandbox_workspace (a lower-case UUID)", id))
+	if _, err := workspace.ParseID(req.ConfigValue.ValueString()); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid workspace id", err.Error())
 	}
+}
+
+// replaceWorkspaceID replaces the resource when its workspace_id changes,
+// except when only the form of the id changes: state written when ids were
+// bare UUIDs names the same workspace as the current id with that UUID, so
+// that change is an in-place update.
+type replaceWorkspaceID struct{}
+
+func (replaceWorkspaceID) Description(context.Context) string {
+	return "changing the workspace replaces the resource"
+}
+
+func (m replaceWorkspaceID) MarkdownDescription(ctx context.Context) string {
+	return m.Description(ctx)
+}
+
+func (replaceWorkspaceID) PlanModifyString(_ context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
+	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() || req.StateValue.Equal(req.PlanValue) {
+		return // created, destroyed or unchanged
+	}
+	if req.PlanValue.IsUnknown() {
+		resp.RequiresReplace = true
+		return
+	}
+	old, err1 := workspace.ParseID(req.StateValue.ValueString())
+	cur, err2 := workspace.ParseID(req.PlanValue.ValueString())
+	sameWorkspace := err1 == nil && err2 == nil && old.Kind == "" && old.UUID == cur.UUID
+	resp.RequiresReplace = !sameWorkspace
 }
 
 // importEntry is the shared ImportState of entry resources: it sets id,

@@ -281,6 +281,9 @@ func (r *fileResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 		resp.State.RemoveResource(ctx)
 		return
 	}
+	if workspaceStopped(err) {
+		return // nothing can be read in a stopped container: state stays as it was
+	}
 	if err != nil {
 		addEngineError(&resp.Diagnostics, "Reading file "+rel+" failed", err)
 		return

@@ -154,6 +154,9 @@ func (r *gitRepoResource) Read(ctx context.Context, req resource.ReadRequest, re
 		resp.State.RemoveResource(ctx)
 		return
 	}
+	if workspaceStopped(err) {
+		return // nothing can be read in a stopped container: state stays as it was
+	}
 	if err != nil {
 		addEngineError(&resp.Diagnostics, "Reading directory "+rel+" failed", err)
 		return

@@ -198,7 +198,7 @@ func (r *localDirResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &m)...)
 		return
 	}
-	tree, err := r.eng.ScanLocalDir(ctx, m.Source.ValueString())
+	tree, err := r.eng.ScanLocalDir(ctx, m.WorkspaceID.ValueString(), m.Source.ValueString())
 	if err != nil {
 		addEngineAttributeError(&resp.Diagnostics, path.Root("source"), "Cannot read source directory", err)
 		return
@@ -261,6 +261,9 @@ func (r *localDirResource) Read(ctx context.Context, req resource.ReadRequest, r
 	if workspaceGone(err) || (err == nil && (!st.Exists || !st.Info.IsDir)) {
 		resp.State.RemoveResource(ctx)
 		return
+	}
+	if workspaceStopped(err) {
+		return // nothing can be read in a stopped container: state stays as it was
 	}
 	if err != nil {
 		addEngineError(&resp.Diagnostics, "Reading directory "+rel+" failed", err)

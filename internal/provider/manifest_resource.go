@@ -55,7 +55,8 @@ func (r *manifestResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 			"workspace_id": schema.StringAttribute{
 				Required:            true,
 				MarkdownDescription: "`id` of the `sandbox_workspace` to apply the manifest to. Changing it replaces the resource.",
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				PlanModifiers:       []planmodifier.String{replaceWorkspaceID{}},
+				Validators:          []validator.String{workspaceIDValidator{}},
 			},
 			"manifest_json": schema.StringAttribute{
 				Required: true,
@@ -182,6 +183,9 @@ func (r *manifestResource) Read(ctx context.Context, req resource.ReadRequest, r
 	if workspaceGone(err) {
 		resp.State.RemoveResource(ctx)
 		return
+	}
+	if workspaceStopped(err) {
+		return // nothing can be read in a stopped container: state stays as it was
 	}
 	if err != nil {
 		addEngineError(&resp.Diagnostics, "Reading the manifest's entries failed", err)

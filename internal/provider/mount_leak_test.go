@@ -264,6 +264,12 @@ type cliRun struct {
 	out strings.Builder
 	// mustSucceed makes a failing command fail the test (the default).
 	mustSucceed bool
+	// plugin is the provider binary the CLI runs.
+	plugin string
+	// last is the standard output and error of the last command, lastCode
+	// its exit code.
+	last     string
+	lastCode int
 }
 
 func newCLIRun(t *testing.T, dir string) *cliRun {
@@ -289,7 +295,7 @@ func newCLIRun(t *testing.T, dir string) *cliRun {
 		t.Fatal(err)
 	}
 	env := append(os.Environ(), "TF_CLI_CONFIG_FILE="+rc, "TF_LOG=trace", "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1")
-	return &cliRun{t: t, dir: dir, bin: bin, env: env, mustSucceed: true}
+	return &cliRun{t: t, dir: dir, bin: bin, env: env, mustSucceed: true, plugin: filepath.Join(pluginDir, "terraform-provider-sandbox")}
 }
 
 // run runs one command with its trace log in dir/logName and returns its
@@ -304,6 +310,7 @@ func (c *cliRun) run(logName string, args ...string) string {
 	err := cmd.Run()
 	c.out.WriteString(stdout.String())
 	c.out.WriteString(stderr.String())
+	c.last, c.lastCode = stdout.String()+stderr.String(), exitStatus(err)
 	if err != nil && !c.mustSucceed {
 		c.t.Logf("%s %s: %v\n%s", filepath.Base(c.bin), strings.Join(args, " "), err, stderr.String())
 	} else if err != nil {

@@ -264,6 +264,9 @@ func (r *mountResource) Read(ctx context.Context, req resource.ReadRequest, resp
 		resp.State.RemoveResource(ctx) // its files went with the workspace
 		return
 	}
+	if workspaceStopped(err) {
+		return // nothing can be read in a stopped container: state stays as it was
+	}
 	if err != nil {
 		addEngineError(&resp.Diagnostics, "Reading mount "+abs.ValueString()+" failed", err)
 		return

@@ -34,7 +34,7 @@ func mountSchema(k mountKind) schema.Schema {
 			"volume name. One per mount, so two mounts never share generated files.",
 	}
 	attrs["workspace_id"] = schema.StringAttribute{
-		Optional: true, PlanModifiers: replaceStr, Validators: []validator.String{workspaceIDValidator{}},
+		Optional: true, PlanModifiers: []planmodifier.String{replaceWorkspaceID{}}, Validators: []validator.String{workspaceIDValidator{}},
 		MarkdownDescription: "`id` of the `sandbox_workspace` to mount into. Required with `in_container`; must be unset with " +
 			"`docker_volume`, whose volume exists before the container and is attached by the workspace's `docker.volumes`. " +
 			"Changing it replaces the mount.",

@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
@@ -43,6 +44,7 @@ func New(version string) func() provider.Provider {
 }
 
 type providerModel struct {
+	WorkingDir      types.String `tfsdk:"working_dir"`
 	LocalBaseDir    types.String `tfsdk:"local_base_dir"`
 	ExtraPathGrants []grantModel `tfsdk:"extra_path_grants"`
 	DockerHost      types.String `tfsdk:"docker_host"`
@@ -69,11 +71,19 @@ func (p *sandboxProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 		MarkdownDescription: "Declares agent sandbox workspaces (a local directory or a Docker container) and the entries that fill them, " +
 			"following the sandbox workspace model of openai-agents-python.",
 		Attributes: map[string]schema.Attribute{
+			"working_dir": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "Absolute directory that host sources (`source` of `sandbox_file` and `sandbox_local_dir`) " +
+					"and a relative `local_base_dir` are relative to. Default: the provider's working directory, which is " +
+					"Terraform's when Terraform starts the provider. Set `working_dir = abspath(path.root)` when the provider runs " +
+					"elsewhere (started by hand with `-debug`).",
+				Validators: []validator.String{absolutePathValidator{}},
+			},
 			"local_base_dir": schema.StringAttribute{
 				Optional: true,
-				MarkdownDescription: "Directory that holds default local workspace roots (`<local_base_dir>/<id>`) and the workspace " +
-					"registry (`<local_base_dir>/.workspaces/`). Relative paths are relative to Terraform's working directory. " +
-					"Default `" + DefaultLocalBaseDir + "`.",
+				MarkdownDescription: "Directory that holds default local workspace roots (`<local_base_dir>/<uuid>`). Relative " +
+					"paths are relative to `working_dir`. Default `" + DefaultLocalBaseDir + "`. Changing it leaves existing " +
+					"workspaces where they are: their ids say where.",
 			},
 			"docker_host": schema.StringAttribute{
 				Optional: true,
@@ -146,6 +156,9 @@ func (p *sandboxProvider) Configure(ctx context.Context, req provider.ConfigureR
 		resp.Diagnostics.AddError("Cannot determine the working directory", err.Error())
 		return
 	}
+	if !cfg.WorkingDir.IsNull() && !cfg.WorkingDir.IsUnknown() {
+		wd = filepath.Clean(cfg.WorkingDir.ValueString())
+	}
 	base := DefaultLocalBaseDir
 	if !cfg.LocalBaseDir.IsNull() && !cfg.LocalBaseDir.IsUnknown() {
 		base = cfg.LocalBaseDir.ValueString()
@@ -210,6 +223,7 @@ func (p *sandboxProvider) Resources(_ context.Context) []func() resource.Resourc
 func (p *sandboxProvider) DataSources(_ context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{
 		NewExecDataSource,
+		NewWorkspaceDataSource,
 		NewManifestDataSource,
 	}
 }

@@ -2,9 +2,9 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -25,6 +25,7 @@ var (
 	_ resource.ResourceWithImportState    = (*workspaceResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*workspaceResource)(nil)
 	_ resource.ResourceWithModifyPlan     = (*workspaceResource)(nil)
+	_ resource.ResourceWithUpgradeState   = (*workspaceResource)(nil)
 )
 
 // NewWorkspaceResource returns the sandbox_workspace resource.
@@ -46,6 +47,8 @@ type workspaceModel struct {
 	Groups        types.List   `tfsdk:"groups"`
 	ExposedPorts  types.List   `tfsdk:"exposed_ports"`
 	Endpoints     types.List   `tfsdk:"endpoints"`
+	Running       types.Bool   `tfsdk:"running"`
+	StartedAt     types.String `tfsdk:"started_at"`
 }
 
 var endpointAttrTypes = map[string]attr.Type{
@@ -80,6 +83,12 @@ func (r *workspaceResource) ValidateConfig(ctx context.Context, req resource.Val
 	case !m.Docker.IsNull():
 		validateDocker(ctx, m, &resp.Diagnostics)
 	default:
+		env := map[string]string{}
+		if !m.Environment.IsUnknown() && !m.Environment.IsNull() && !m.Environment.ElementsAs(ctx, &env, false).HasError() {
+			if err := workspace.CheckLocalEnvironment(env); err != nil {
+				resp.Diagnostics.AddAttributeError(path.Root("environment"), "Environment too large for a local workspace", err.Error())
+			}
+		}
 		for _, a := range []string{"users", "groups"} {
 			var v types.List
 			resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root(a), &v)...)
@@ -91,33 +100,49 @@ func (r *workspaceResource) ValidateConfig(ctx context.Context, req resource.Val
 }
 
 // ModifyPlan refuses, at plan time, a root that could not be a workspace
-// without putting other data at risk (see workspace.Engine.CheckNewLocalRoot).
-// It only reads the disk.
+// without putting other data at risk (see workspace.Engine.CheckNewLocalRoot),
+// and plans the start of a stopped container. It only reads the disk.
 func (r *workspaceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() || r.eng == nil {
 		return
 	}
 	var plan workspaceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() || plan.Local.IsNull() || plan.Root.IsUnknown() || plan.Root.IsNull() {
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !req.State.Raw.IsNull() && !plan.ID.IsUnknown() {
+		planRestart(ctx, req, resp)
+	}
+	if plan.Local.IsNull() || plan.Root.IsUnknown() || plan.Root.IsNull() {
 		return // only a local root is a host directory
 	}
-	if req.State.Raw.IsNull() || !plan.ID.IsUnknown() {
-		var err error
-		if req.State.Raw.IsNull() {
-			err = r.eng.CheckNewLocalRoot(plan.Root.ValueString())
-		} else {
-			err = r.eng.CheckLocalRoot(plan.Root.ValueString(), plan.ID.ValueString())
-		}
-		if err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("root"), "Unusable workspace root", err.Error())
-		}
-	} else {
-		// Replacing: the new workspace is created after the old one is gone.
-		if err := r.eng.CheckLocalRoot(plan.Root.ValueString(), ""); err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("root"), "Unusable workspace root", err.Error())
-		}
+	var err error
+	switch {
+	case req.State.Raw.IsNull():
+		err = r.eng.CheckNewLocalRoot(plan.Root.ValueString())
+	default:
+		// Kept, or replaced: the new workspace is created after the old
+		// one is gone.
+		err = r.eng.CheckLocalRoot(plan.Root.ValueString())
 	}
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("root"), "Unusable workspace root", err.Error())
+	}
+}
+
+// planRestart plans a stopped container's start: running becomes true, and
+// started_at and endpoints (the host ports) are known only after it.
+func planRestart(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	var running types.Bool
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("running"), &running)...)
+	if running.IsNull() || running.IsUnknown() || running.ValueBool() {
+		return
+	}
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("running"), true)...)
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("started_at"), types.StringUnknown())...)
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("endpoints"),
+		types.ListUnknown(types.ObjectType{AttrTypes: endpointAttrTypes}))...)
 }
 
 // ports returns the configured exposed ports without duplicates, in order.
@@ -140,28 +165,35 @@ func ports(m workspaceModel) []int {
 // endpoints sets m.Endpoints from where the workspace's ports are reached
 // (for a docker workspace, as the daemon reports them now).
 func (r *workspaceResource) endpoints(ctx context.Context, w *workspace.Workspace, m *workspaceModel) error {
-	want := ports(*m)
-	eps, err := r.eng.Endpoints(ctx, w, want)
+	l, err := endpointList(ctx, r.eng, w, ports(*m))
+	if err == nil {
+		m.Endpoints = l
+	}
+	return err
+}
+
+// endpointList is the endpoints attribute for the given exposed ports.
+func endpointList(ctx context.Context, eng *workspace.Engine, w *workspace.Workspace, want []int) (types.List, error) {
+	eps, err := eng.Endpoints(ctx, w, want)
 	if err != nil {
-		return err
+		return types.List{}, err
 	}
 	objs := make([]attr.Value, 0, len(eps))
 	for i, ep := range eps {
 		httpURL, err := ep.URLFor("http")
 		if err != nil {
-			return err
+			return types.List{}, err
 		}
 		wsURL, err := ep.URLFor("ws")
 		if err != nil {
-			return err
+			return types.List{}, err
 		}
 		objs = append(objs, types.ObjectValueMust(endpointAttrTypes, map[string]attr.Value{
 			"port": types.Int64Value(int64(want[i])), "host": types.StringValue(ep.Host), "host_port": types.Int64Value(int64(ep.Port)),
 			"tls": types.BoolValue(ep.TLS), "url_http": types.StringValue(httpURL), "url_ws": types.StringValue(wsURL),
 		}))
 	}
-	m.Endpoints = types.ListValueMust(types.ObjectType{AttrTypes: endpointAttrTypes}, objs)
-	return nil
+	return types.ListValueMust(types.ObjectType{AttrTypes: endpointAttrTypes}, objs), nil
 }
 
 func (r *workspaceResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -188,11 +220,24 @@ func (r *workspaceResource) Create(ctx context.Context, req resource.CreateReque
 	m.ID = types.StringValue(w.ID)
 	m.Root = types.StringValue(w.Root)
 	m.ContainerID = containerID(w)
+	setRunState(w, &m)
+	if w.ContainerID != "" {
+		r.rememberDaemon(ctx, resp.Private, &resp.Diagnostics)
+	}
 	if err := r.endpoints(ctx, w, &m); err != nil {
 		addEngineError(&resp.Diagnostics, "Computing endpoints failed", err)
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// setRunState sets running and started_at from what the backend reports.
+func setRunState(w *workspace.Workspace, m *workspaceModel) {
+	m.Running = types.BoolValue(w.Running)
+	m.StartedAt = types.StringNull()
+	if w.StartedAt != "" {
+		m.StartedAt = types.StringValue(w.StartedAt)
+	}
 }
 
 func (r *workspaceResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -203,15 +248,20 @@ func (r *workspaceResource) Read(ctx context.Context, req resource.ReadRequest, 
 	}
 	w, err := r.eng.Open(ctx, m.ID.ValueString())
 	if workspaceGone(err) {
+		if r.onOtherDaemon(ctx, req.Private, m.ID.ValueString(), &resp.Diagnostics) {
+			return
+		}
 		resp.State.RemoveResource(ctx)
 		return
 	}
 	if err != nil {
-		addEngineError(&resp.Diagnostics, "Reading the workspace failed", err)
+		addEngineAttributeError(&resp.Diagnostics, path.Root("id"), "Reading the workspace failed", err)
 		return
 	}
+	m.ID = types.StringValue(w.ID)
 	m.Root = types.StringValue(w.Root)
 	m.ContainerID = containerID(w)
+	setRunState(w, &m)
 	switch {
 	case m.Local.IsNull() && m.Docker.IsNull() && w.ContainerID == "":
 		m.Local = types.ObjectValueMust(map[string]attr.Type{}, map[string]attr.Value{})
@@ -230,9 +280,13 @@ func (r *workspaceResource) Read(ctx context.Context, req resource.ReadRequest, 
 	if m.Users.IsNull() {
 		m.Users = types.ListNull(types.ObjectType{AttrTypes: userAttrTypes})
 	}
-	if err := r.endpoints(ctx, w, &m); err != nil {
-		addEngineError(&resp.Diagnostics, "Computing endpoints failed", err)
-		return
+	// A stopped container has no port bindings: its endpoints are known
+	// again once the apply has started it.
+	if w.Running {
+		if err := r.endpoints(ctx, w, &m); err != nil {
+			addEngineError(&resp.Diagnostics, "Computing endpoints failed", err)
+			return
+		}
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
@@ -248,15 +302,21 @@ func (r *workspaceResource) Update(ctx context.Context, req resource.UpdateReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if err := r.eng.SetEnvironment(m.ID.ValueString(), env); err != nil {
-		addEngineError(&resp.Diagnostics, "Updating the workspace environment failed", err)
-		return
-	}
 	w, err := r.eng.Open(ctx, m.ID.ValueString())
 	if err != nil {
 		addEngineError(&resp.Diagnostics, "Opening the workspace failed", err)
 		return
 	}
+	if err := r.eng.Start(ctx, w); err != nil {
+		addEngineError(&resp.Diagnostics, "Starting the workspace's container failed", err)
+		return
+	}
+	if err := r.eng.SetEnvironment(ctx, w.ID, env); err != nil {
+		addEngineAttributeError(&resp.Diagnostics, path.Root("environment"), "Updating the workspace environment failed", err)
+		return
+	}
+	m.ID = types.StringValue(w.ID)
+	setRunState(w, &m)
 	if err := r.endpoints(ctx, w, &m); err != nil {
 		addEngineError(&resp.Diagnostics, "Computing endpoints failed", err)
 		return
@@ -270,46 +330,14 @@ func (r *workspaceResource) Delete(ctx context.Context, req resource.DeleteReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if err := r.eng.Destroy(ctx, m.ID.ValueString(), m.KeepOnDestroy.ValueBool()); err != nil {
+	err := r.eng.Destroy(ctx, m.ID.ValueString(), m.KeepOnDestroy.ValueBool())
+	switch {
+	case errors.Is(err, workspace.ErrNotOurs):
+		resp.Diagnostics.AddWarning("Workspace directory left in place",
+			err.Error()+"\n\nNothing was deleted; the workspace is removed from state.")
+	case err != nil:
 		addEngineError(&resp.Diagnostics, "Destroying the workspace failed", err)
 	}
-}
-
-func (r *workspaceResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	id := req.ID
-	if workspace.ValidID(id) {
-		// A docker workspace unknown to the registry is found by its
-		// container's label; anything else is left to Read.
-		if _, err := r.eng.Open(ctx, id); err != nil && workspaceGone(err) {
-			if _, derr := r.eng.AdoptDocker(ctx, id); derr == nil {
-				resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)
-				resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("keep_on_destroy"), false)...)
-				return
-			}
-		}
-	}
-	if strings.HasPrefix(id, "/") {
-		w, err := r.eng.AdoptLocal(ctx, id)
-		if err != nil {
-			addEngineError(&resp.Diagnostics, "Importing the workspace failed", err)
-			return
-		}
-		id = w.ID
-	} else if !workspace.ValidID(id) {
-		resp.Diagnostics.AddError("Invalid import ID",
-			fmt.Sprintf("expected a workspace id (a UUID) or the absolute root directory of a local workspace; got %q", id))
-		return
-	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)
-	// Until an apply records the configured value, an imported local
-	// workspace is kept on destroy: importing and destroying must not delete
-	// a directory. A container is the provider's own (it carries the
-	// workspace label), so replacing or destroying it removes it.
-	keep := true
-	if w, err := r.eng.Open(ctx, id); err == nil && w.Kind != "local" {
-		keep = false
-	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("keep_on_destroy"), keep)...)
 }
 
 // absolutePathValidator requires an absolute POSIX path.

@@ -24,12 +24,14 @@ type dockerModel struct {
 	Labels      types.Map    `tfsdk:"labels"`
 	FUSE        types.Bool   `tfsdk:"fuse"`
 	Volumes     types.List   `tfsdk:"volumes"`
+	Restart     types.String `tfsdk:"restart_policy"`
 }
 
 var dockerAttrTypes = map[string]attr.Type{
 	"image": types.StringType, "pull_policy": types.StringType, "network_mode": types.StringType,
 	"labels": types.MapType{ElemType: types.StringType}, "fuse": types.BoolType,
-	"volumes": types.ListType{ElemType: types.ObjectType{AttrTypes: volumeAttrTypes}},
+	"volumes":        types.ListType{ElemType: types.ObjectType{AttrTypes: volumeAttrTypes}},
+	"restart_policy": types.StringType,
 }
 
 // reservedLabels are set by the provider on every workspace container.
@@ -81,7 +83,7 @@ func dockerSpec(ctx context.Context, m workspaceModel, diags *diag.Diagnostics) 
 	diags.Append(m.Docker.As(ctx, &d, basetypes.ObjectAsOptions{})...)
 	spec := workspace.DockerSpec{
 		Image: d.Image.ValueString(), PullPolicy: d.PullPolicy.ValueString(), NetworkMode: d.NetworkMode.ValueString(),
-		FUSE: d.FUSE.ValueBool(), Root: m.Root.ValueString(), ExposedPorts: ports(m),
+		FUSE: d.FUSE.ValueBool(), Root: m.Root.ValueString(), ExposedPorts: ports(m), RestartPolicy: d.Restart.ValueString(),
 	}
 	diags.Append(d.Labels.ElementsAs(ctx, &spec.Labels, false)...)
 	if !d.Volumes.IsNull() {
@@ -138,6 +140,7 @@ func dockerObject(info workspace.DockerInfo, root string) types.Object {
 	return types.ObjectValueMust(dockerAttrTypes, map[string]attr.Value{
 		"image": types.StringValue(info.Image), "pull_policy": types.StringNull(), "network_mode": nm,
 		"labels": labels, "fuse": fuse, "volumes": volumesList(info.Volumes, root),
+		"restart_policy": types.StringValue(info.RestartPolicy),
 	})
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -38,20 +39,34 @@ func (r *workspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 		"name": schema.StringAttribute{Required: true, MarkdownDescription: "User name (the seed's `User.name`)."},
 	}
 	resp.Schema = schema.Schema{
+		Version: 1,
 		MarkdownDescription: "A sandbox workspace: a root directory that entries (`sandbox_dir`, `sandbox_file`, " +
 			"`sandbox_local_dir`, ...) fill. Exactly one backend block: `local {}` (a host directory) or `docker { ... }` " +
-			"(a container, the seed's Docker backend). `id` is new on every creation, so entries are replaced with their " +
-			"workspace. A workspace whose directory vanished, or whose container was removed, is planned for re-creation; a " +
-			"stopped container is started again on refresh. Import ID: the workspace `id` (a docker workspace is also found " +
-			"by its container's `sandbox.workspace_id` label), or the absolute root directory of an existing local workspace " +
-			"(never `/`, a directory holding Terraform's working directory or the provider's `local_base_dir`, or one " +
-			"overlapping another workspace). An imported workspace is kept on destroy until an apply records " +
-			"`keep_on_destroy` from the configuration.",
+			"(a container, the Python SDK's Docker backend). The workspace is found from its `id` alone, from any working " +
+			"directory or machine that sees the same directory or Docker daemon. A vanished directory or a removed container " +
+			"plans the workspace's re-creation; a stopped container shows as `running = false` and the apply starts it. " +
+			"Import ID: the workspace `id`, the UUID of a docker workspace, or the absolute root of a local workspace " +
+			"(which must carry the workspace marker). An imported local workspace is kept on destroy until an apply " +
+			"records `keep_on_destroy` from the configuration.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
-				Computed:            true,
-				MarkdownDescription: "Workspace id, a UUID generated at creation.",
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+				Computed: true,
+				MarkdownDescription: "Workspace id, new on every creation: `local:<uuid>:<root>` or `docker:<uuid>`. It says " +
+					"where the workspace is, so entries reach it from state alone.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"running": schema.BoolAttribute{
+				Computed: true,
+				MarkdownDescription: "Whether the workspace runs: `false` when its container is stopped or paused, which the " +
+					"next apply undoes (an in-place update that starts it). Always `true` for a local workspace.",
+				PlanModifiers: []planmodifier.Bool{boolplanmodifier.UseStateForUnknown()},
+			},
+			"started_at": schema.StringAttribute{
+				Computed: true,
+				MarkdownDescription: "When the container was last started (RFC 3339, as Docker reports it); it changes on every " +
+					"restart, so `triggers = { boot = sandbox_workspace.ws.started_at }` re-runs a `sandbox_command` after one. " +
+					"Null for a local workspace.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			"root": schema.StringAttribute{
 				Optional: true,
@@ -195,6 +210,16 @@ func dockerBlockSchema() schema.SingleNestedBlock {
 				PlanModifiers: []planmodifier.Bool{boolplanmodifier.RequiresReplace()},
 			},
 			"volumes": volumesSchema(),
+			"restart_policy": schema.StringAttribute{
+				Optional: true,
+				Computed: true,
+				Default:  stringdefault.StaticString("no"),
+				MarkdownDescription: "Docker restart policy of the container: `\"no\"` (default), `\"on-failure\"`, " +
+					"`\"unless-stopped\"` or `\"always\"`. With `always` and `unless-stopped` the daemon starts the container " +
+					"again after a daemon restart; `started_at` then changes. Changing it replaces the workspace.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				Validators:    []validator.String{stringvalidator.OneOf("no", "on-failure", "unless-stopped", "always")},
+			},
 		},
 	}
 }

@@ -13,9 +13,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
 )
 
-var uuidRe = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+var localIDRe = regexp.MustCompile(`^local:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}:/`)
 
 func TestAccWorkspace_lifecycle(t *testing.T) {
 	env := newTestEnv(t)
@@ -34,15 +36,19 @@ resource "sandbox_file" "f" {
 			{
 				Config: withFile,
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("sandbox_workspace.ws", tfjsonpath.New("id"), knownvalue.StringRegexp(uuidRe)),
+					statecheck.ExpectKnownValue("sandbox_workspace.ws", tfjsonpath.New("id"), knownvalue.StringRegexp(localIDRe)),
 					statecheck.ExpectKnownValue("sandbox_workspace.ws", tfjsonpath.New("keep_on_destroy"), knownvalue.Bool(false)),
 				},
 				Check: resource.ComposeTestCheckFunc(
 					func(s *terraform.State) error {
 						rs := s.RootModule().Resources["sandbox_workspace.ws"].Primary
 						firstID = rs.ID
-						want := filepath.Join(env.base, rs.ID)
-						if rs.Attributes["root"] != want {
+						ref, err := workspace.ParseID(rs.ID)
+						if err != nil {
+							return err
+						}
+						want := filepath.Join(env.base, ref.UUID)
+						if rs.Attributes["root"] != want || ref.Root != want {
 							return fmt.Errorf("root = %q, want %q", rs.Attributes["root"], want)
 						}
 						fi, err := os.Stat(want)
@@ -235,7 +241,7 @@ resource "sandbox_dir" "d" {
 }
 `),
 			PlanOnly:    true,
-			ExpectError: errRe(`workspace_id "../../etc" is not a workspace id`),
+			ExpectError: errRe(`"../../etc" is not a workspace id`),
 		}},
 	})
 }
@@ -273,7 +279,7 @@ resource "sandbox_workspace" "inner" {
 }
 `, env.base, outer, filepath.Join(outer, "inner")),
 				PlanOnly:    true,
-				ExpectError: errRe("overlaps workspace"),
+				ExpectError: errRe("must not share directories"),
 			},
 		},
 	})

@@ -27,6 +27,10 @@ import (
 // escape_root reason.
 var ErrEscapesRoot = errors.New("path escapes the workspace root")
 
+// ErrStopped is wrapped when the workspace exists but is not running (a
+// stopped or paused container), so nothing inside it can be read or run.
+var ErrStopped = errors.New("the workspace is stopped")
+
 // ErrNotExist is fs.ErrNotExist; Stat and friends wrap it for missing paths.
 var ErrNotExist = fs.ErrNotExist
 
@@ -78,6 +82,8 @@ type Backend interface {
 	Root() string
 	// Exists reports whether the workspace (its root directory, its
 	// container) is still there. A vanished workspace is not an error.
+	// It only observes: a stopped container is reported as existing and
+	// is not started.
 	Exists(ctx context.Context) (bool, error)
 
 	// Stat describes rel without following a final symlink.

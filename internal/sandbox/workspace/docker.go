@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path"
 
@@ -22,6 +23,8 @@ type DockerSpec struct {
 	Image, PullPolicy, NetworkMode string
 	Labels                         map[string]string
 	FUSE                           bool
+	// RestartPolicy is Docker's restart policy name ("" for "no").
+	RestartPolicy string
 	// Root is the absolute root inside the container, "" for
 	// DefaultDockerRoot.
 	Root string
@@ -51,42 +54,36 @@ func (e *Engine) CreateDocker(ctx context.Context, spec DockerSpec) (*Workspace,
 	}
 	b, err := e.docker.Create(ctx, docker.Spec{
 		WorkspaceID: id, Image: spec.Image, PullPolicy: spec.PullPolicy, NetworkMode: spec.NetworkMode,
-		Labels: spec.Labels, FUSE: spec.FUSE, Root: root, Environment: spec.Environment,
+		Labels: spec.Labels, FUSE: spec.FUSE, RestartPolicy: spec.RestartPolicy, Root: root, Environment: spec.Environment,
 		ExposedPorts: spec.ExposedPorts, Users: spec.Users, Groups: spec.Groups, Volumes: spec.Volumes,
 	})
 	if err != nil {
 		return nil, err
 	}
-	rec := Record{ID: id, Kind: docker.Kind, Root: root, ContainerID: b.ContainerID()}
-	if err := e.registry.Put(rec); err != nil {
-		_ = e.docker.Remove(context.WithoutCancel(ctx), b.ContainerID())
-		return nil, err
-	}
-	return &Workspace{ID: id, Kind: docker.Kind, Root: root, ContainerID: b.ContainerID(), Backend: b}, nil
+	return &Workspace{ID: DockerID(id), UUID: id, Kind: docker.Kind, Root: root, ContainerID: b.ContainerID(), Running: true,
+		StartedAt: b.StartedAt(ctx), Backend: b}, nil
 }
 
-// AdoptDocker registers the container labelled with workspace id id
-// (docker.LabelWorkspaceID) when the registry has no record of it, so that
-// a docker workspace can be imported on another machine or after its
-// record was lost. It fails when no such container exists.
+// AdoptDocker finds the docker workspace whose container is labelled with
+// the UUID id (docker.LabelWorkspaceID), for import. It fails when the
+// configured daemon has no such container.
 func (e *Engine) AdoptDocker(ctx context.Context, id string) (*Workspace, error) {
-	if _, err := e.registry.Get(id); err == nil {
-		return e.Open(ctx, id)
+	w, err := e.Open(ctx, DockerID(id))
+	if errors.Is(err, ErrWorkspaceGone) {
+		return nil, fmt.Errorf("no workspace %s: the Docker daemon has no container labelled %s=%s", id, docker.LabelWorkspaceID, id)
 	}
-	cid, root, err := e.docker.FindWorkspace(ctx, id)
+	return w, err
+}
+
+// FindDocker finds a docker workspace by its container's id or name, or by
+// labels that exactly one workspace container carries (for the
+// sandbox_workspace data source and import).
+func (e *Engine) FindDocker(ctx context.Context, containerID string, labels map[string]string) (*Workspace, error) {
+	uuid, err := e.docker.FindByContainer(ctx, containerID, labels)
 	if err != nil {
 		return nil, err
 	}
-	if cid == "" {
-		return nil, fmt.Errorf("no workspace %s: neither a registry record nor a container labelled %s=%s", id, docker.LabelWorkspaceID, id)
-	}
-	if root == "" {
-		root = DefaultDockerRoot
-	}
-	if err := e.registry.Put(Record{ID: id, Kind: docker.Kind, Root: root, ContainerID: cid}); err != nil {
-		return nil, err
-	}
-	return e.Open(ctx, id)
+	return e.Open(ctx, DockerID(uuid))
 }
 
 // Endpoints returns where each port of the workspace is reached from the
@@ -130,3 +127,8 @@ func (e *Engine) DescribeDocker(ctx context.Context, w *Workspace) (DockerInfo, 
 // NetworkNoneMessage is the seed's refusal of exposed ports on a container
 // without a network (SPEC §6.2).
 const NetworkNoneMessage = docker.NetworkNoneMessage
+
+// DockerDaemonID returns the id of the Docker daemon the provider is
+// configured for, so that a workspace created on another daemon is refused
+// rather than taken for removed.
+func (e *Engine) DockerDaemonID(ctx context.Context) (string, error) { return e.docker.DaemonID(ctx) }

@@ -29,7 +29,7 @@ func TestCreateOpenDestroy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !ValidID(w.ID) || w.Root != filepath.Join(eng.Config().LocalBaseDir, w.ID) {
+	if !ValidID(w.ID) || w.Root != filepath.Join(eng.Config().LocalBaseDir, w.UUID) || w.ID != LocalID(w.UUID, w.Root) {
 		t.Fatalf("unexpected workspace %+v", w)
 	}
 	if fi, err := os.Stat(w.Root); err != nil || !fi.IsDir() {
@@ -111,7 +111,7 @@ func TestSyncLocalDirChangedSincePlanAndRemoveForeign(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	tree, err := eng.ScanLocalDir(ctx, "tree")
+	tree, err := eng.ScanLocalDir(ctx, "", "tree")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestSyncLocalDirChangedSincePlanAndRemoveForeign(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Re-planned: applies; then foreign content survives destroy.
-	tree, err = eng.ScanLocalDir(ctx, "tree")
+	tree, err = eng.ScanLocalDir(ctx, "", "tree")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/local"
 )
 
 // ShellArgv is the seed's shell command shaping (SPEC §4.5): a script runs
@@ -20,11 +21,9 @@ func (e *Engine) Exec(ctx context.Context, id string, req backend.ExecRequest) (
 	if err != nil {
 		return sandbox.ExecResult{}, err
 	}
-	rec, err := e.registry.Get(id)
-	if err != nil {
-		return sandbox.ExecResult{}, err
-	}
-	env := maps.Clone(rec.Environment)
+	// A container has the workspace environment as its own; a local
+	// workspace's is in its marker.
+	env := maps.Clone(w.Environment)
 	if env == nil {
 		env = map[string]string{}
 	}
@@ -42,12 +41,15 @@ func (e *Engine) Exec(ctx context.Context, id string, req backend.ExecRequest) (
 	return res, nil
 }
 
-// SetEnvironment replaces the environment recorded for workspace id.
-func (e *Engine) SetEnvironment(id string, env map[string]string) error {
-	rec, err := e.registry.Get(id)
+// SetEnvironment replaces the environment of local workspace id (a docker
+// workspace's is fixed when its container is created).
+func (e *Engine) SetEnvironment(ctx context.Context, id string, env map[string]string) error {
+	w, err := e.Open(ctx, id)
 	if err != nil {
 		return err
 	}
-	rec.Environment = env
-	return e.registry.Put(rec)
+	if w.Kind != local.Kind {
+		return nil
+	}
+	return local.UpdateMarker(w.Root, local.Marker{ID: w.UUID, Environment: env})
 }

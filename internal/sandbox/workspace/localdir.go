@@ -60,19 +60,21 @@ func summarizeWorkspace(files []backend.TreeFile) TreeSummary {
 func octal(p fs.FileMode) string { return fmt.Sprintf("%04o", uint32(p.Perm())) }
 
 // ScanLocalDir reads the host directory src (relative to the working
-// directory) with the seed's LocalDir rules (SPEC §2.5). It only reads the
-// host: plans call it.
-func (e *Engine) ScanLocalDir(ctx context.Context, src string) (sandbox.TreeDigest, error) {
-	if err := e.checkSourceDir(src); err != nil {
+// directory) with the seed's LocalDir rules (SPEC §2.5), for a copy into
+// workspace id ("" when not known yet). It only reads the host: plans call
+// it.
+func (e *Engine) ScanLocalDir(ctx context.Context, id, src string) (sandbox.TreeDigest, error) {
+	if err := e.checkSourceDir(id, src); err != nil {
 		return sandbox.TreeDigest{}, err
 	}
 	return e.HostSources().ScanDir(ctx, src)
 }
 
 // checkSourceDir refuses a source directory that holds the provider's
-// local_base_dir or a workspace: copying it would copy workspaces (and the
-// registry) into a workspace, growing with every apply.
-func (e *Engine) checkSourceDir(src string) error {
+// local_base_dir, or the root of the local workspace id it is copied into:
+// the copy would copy the workspace into itself, growing with every apply.
+// Another workspace inside the source is copied as plain files.
+func (e *Engine) checkSourceDir(id, src string) error {
 	abs, err := e.HostSources().Resolve(src)
 	if err != nil {
 		return err
@@ -81,14 +83,9 @@ func (e *Engine) checkSourceDir(src string) error {
 		return fmt.Errorf("source %s holds the provider's local_base_dir %s, where workspaces live: copying it would "+
 			"copy workspaces into a workspace; choose a directory that does not contain it", src, e.cfg.LocalBaseDir)
 	}
-	recs, err := e.registry.All()
-	if err != nil {
-		return err
-	}
-	for _, rec := range recs {
-		if rec.Kind == "local" && within(rec.Root, abs) {
-			return fmt.Errorf("source %s holds workspace %s (%s): copying it would copy a workspace into a workspace", src, rec.ID, rec.Root)
-		}
+	if ref, err := ParseID(id); err == nil && ref.Root != "" && within(ref.Root, abs) {
+		return fmt.Errorf("source %s holds the root %s of the workspace it is copied into: the copy would copy the "+
+			"workspace into itself; choose a directory that does not contain it", src, ref.Root)
 	}
 	return nil
 }
@@ -123,7 +120,7 @@ func (e *Engine) ReadLocalDir(ctx context.Context, id, rel string) (EntryState, 
 // already copied are complete: every write is atomic). Without it (a
 // source unknown at plan time), the tree is hashed first.
 func (e *Engine) SyncLocalDir(ctx context.Context, id, rel, src string, m Meta, planned *TreeSummary) (TreeSummary, string, error) {
-	if err := e.checkSourceDir(src); err != nil {
+	if err := e.checkSourceDir(id, src); err != nil {
 		return TreeSummary{}, "", err
 	}
 	return e.syncTree(ctx, id, rel, e.HostSources(), src, m, planned)

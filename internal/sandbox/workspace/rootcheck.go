@@ -20,12 +20,11 @@ func within(p, root string) bool {
 
 // CheckLocalRoot refuses a local workspace root whose destruction could
 // lose data that is not the workspace's own: the filesystem root, a
-// directory holding Terraform's working directory, the provider's
-// local_base_dir or its registry (or anything holding them), and a
-// directory equal to, inside or holding another registered workspace.
-// selfID names the workspace being checked ("" when creating). It only
+// directory holding Terraform's working directory or the provider's
+// local_base_dir, and a directory inside another workspace (any ancestor
+// carrying a workspace marker, whichever configuration created it). It only
 // reads: plans call it.
-func (e *Engine) CheckLocalRoot(root, selfID string) error {
+func (e *Engine) CheckLocalRoot(root string) error {
 	if !filepath.IsAbs(root) {
 		return fmt.Errorf("workspace root %q must be an absolute path", root)
 	}
@@ -36,31 +35,27 @@ func (e *Engine) CheckLocalRoot(root, selfID string) error {
 	case within(e.cfg.WorkingDir, root):
 		return fmt.Errorf("workspace root %s holds Terraform's working directory %s; destroying the workspace would delete it", root, e.cfg.WorkingDir)
 	case within(e.cfg.LocalBaseDir, root):
-		return fmt.Errorf("workspace root %s holds the provider's local_base_dir %s, where every workspace is recorded", root, e.cfg.LocalBaseDir)
-	case within(root, e.registry.dir):
-		return fmt.Errorf("workspace root %s is inside the workspace registry %s", root, e.registry.dir)
+		return fmt.Errorf("workspace root %s holds the provider's local_base_dir %s, where workspaces are created", root, e.cfg.LocalBaseDir)
 	}
-	recs, err := e.registry.All()
-	if err != nil {
-		return err
-	}
-	for _, rec := range recs {
-		if rec.ID == selfID || rec.Kind != "local" {
-			continue
+	for dir := filepath.Dir(root); ; dir = filepath.Dir(dir) {
+		if m, err := readLocalMarker(dir); err == nil {
+			return fmt.Errorf("workspace root %s is inside workspace %s at %s; workspaces must not share directories", root, m.ID, dir)
 		}
-		if within(root, rec.Root) || within(rec.Root, root) {
-			return fmt.Errorf("workspace root %s overlaps workspace %s at %s; workspaces must not share directories", root, rec.ID, rec.Root)
+		if dir == "/" {
+			return nil
 		}
 	}
-	return nil
 }
 
 // CheckNewLocalRoot is CheckLocalRoot for a workspace about to be created
 // in root, plus the refusal of a non-empty existing directory, so nothing
 // already there can be lost. It only reads.
 func (e *Engine) CheckNewLocalRoot(root string) error {
-	if err := e.CheckLocalRoot(root, ""); err != nil {
+	if err := e.CheckLocalRoot(root); err != nil {
 		return err
+	}
+	if m, err := readLocalMarker(root); err == nil {
+		return fmt.Errorf("directory %s already is workspace %s; import it (terraform import) or choose another root", root, m.ID)
 	}
 	fi, err := os.Lstat(root)
 	if errors.Is(err, fs.ErrNotExist) {

@@ -40,32 +40,48 @@ func (b *Backend) Root() string { return b.root }
 // ContainerID returns the full id of the container.
 func (b *Backend) ContainerID() string { return b.id }
 
-// Exists reports whether the container still exists. A stopped container
-// is started again (its workspace is still there), as the seed resumes a
-// session; a removed one gives (false, nil) so that the workspace is
-// planned for re-creation.
+// Exists reports whether the container still exists, running or not; a
+// removed one gives (false, nil) so that the workspace is planned for
+// re-creation. It never starts anything (see Start).
 func (b *Backend) Exists(ctx context.Context) (bool, error) {
+	_, ok, err := b.d.inspect(ctx, b.id)
+	return ok, err
+}
+
+// Start starts a stopped container, or unpauses a paused one.
+func (b *Backend) Start(ctx context.Context) error {
 	c, ok, err := b.d.inspect(ctx, b.id)
-	if err != nil || !ok {
-		return false, err
+	if err != nil {
+		return err
 	}
-	if c.State != nil && c.State.Running && !c.State.Paused {
-		return true, nil
+	if !ok {
+		return fmt.Errorf("container %s no longer exists", short(b.id))
 	}
 	cli, err := b.d.api()
 	if err != nil {
-		return false, err
+		return err
 	}
-	if c.State != nil && c.State.Paused {
+	switch {
+	case c.State != nil && c.State.Paused:
 		if _, err := cli.ContainerUnpause(ctx, b.id, client.ContainerUnpauseOptions{}); err != nil {
-			return false, fmt.Errorf("unpausing container %s: %w", short(b.id), err)
+			return fmt.Errorf("unpausing container %s: %w", short(b.id), err)
 		}
-		return true, nil
+	case c.State == nil || !c.State.Running:
+		if _, err := cli.ContainerStart(ctx, b.id, client.ContainerStartOptions{}); err != nil {
+			return fmt.Errorf("starting stopped container %s: %w", short(b.id), err)
+		}
 	}
-	if _, err := cli.ContainerStart(ctx, b.id, client.ContainerStartOptions{}); err != nil {
-		return false, fmt.Errorf("starting stopped container %s: %w", short(b.id), err)
+	return nil
+}
+
+// StartedAt returns when the container was last started, as the daemon
+// reports it (RFC 3339 with nanoseconds), or "" when it cannot be read.
+func (b *Backend) StartedAt(ctx context.Context) string {
+	c, ok, err := b.d.inspect(ctx, b.id)
+	if err != nil || !ok || c.State == nil {
+		return ""
 	}
-	return true, nil
+	return c.State.StartedAt
 }
 
 // Stat describes rel without following a final symlink; Group is the

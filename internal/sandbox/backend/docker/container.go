@@ -51,6 +51,9 @@ type Spec struct {
 	// FUSE grants /dev/fuse, CAP_SYS_ADMIN and apparmor:unconfined, as the
 	// seed does for in-container mounts.
 	FUSE bool
+	// RestartPolicy is Docker's restart policy: "" or "no", "on-failure",
+	// "unless-stopped" or "always".
+	RestartPolicy string
 	// Root is the absolute workspace root inside the container, created at
 	// start (mkdir -p).
 	Root string
@@ -77,6 +80,11 @@ func (s Spec) Validate() error {
 	if s.Image == "" {
 		return errors.New("image must not be empty")
 	}
+	switch s.RestartPolicy {
+	case "", "no", "on-failure", "unless-stopped", "always":
+	default:
+		return fmt.Errorf("restart_policy %q: expected \"no\", \"on-failure\", \"unless-stopped\" or \"always\"", s.RestartPolicy)
+	}
 	if s.NetworkMode == "none" && len(s.ExposedPorts) > 0 {
 		return errors.New(NetworkNoneMessage)
 	}
@@ -92,6 +100,7 @@ type Daemon struct {
 
 	mu        sync.Mutex
 	helpers   map[string]string // container id -> helper path known installed
+	daemonID  string            // docker info ID, once read
 	installMu sync.Mutex        // serialises helper checks and installs
 }
 
@@ -185,6 +194,9 @@ func containerConfig(s Spec) (*container.Config, *container.HostConfig) {
 		Labels:     labels,
 	}
 	hc := &container.HostConfig{}
+	if s.RestartPolicy != "" {
+		hc.RestartPolicy = container.RestartPolicy{Name: container.RestartPolicyMode(s.RestartPolicy)}
+	}
 	if s.NetworkMode != "" {
 		hc.NetworkMode = container.NetworkMode(s.NetworkMode)
 	}

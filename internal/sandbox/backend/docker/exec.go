@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/google/uuid"
 	"github.com/moby/moby/api/pkg/stdcopy"
 	"github.com/moby/moby/client"
@@ -43,6 +44,9 @@ func (d *Daemon) run(ctx context.Context, containerID string, spec execSpec) (sa
 		AttachStdin: spec.stdin != nil, AttachStdout: true, AttachStderr: true,
 	})
 	if err != nil {
+		if cerrdefs.IsConflict(err) || strings.Contains(err.Error(), "is not running") || strings.Contains(err.Error(), "is paused") {
+			err = fmt.Errorf("%w: %w", backend.ErrStopped, err)
+		}
 		return sandbox.ExecResult{}, fmt.Errorf("exec %s in container %s: %w", spec.argv[0], short(containerID), err)
 	}
 	att, err := cli.ExecAttach(ctx, created.ID, client.ExecAttachOptions{})

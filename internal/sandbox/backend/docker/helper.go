@@ -8,6 +8,7 @@ import (
 	"debug/elf"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/moby/moby/client"
 
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/fshelper"
 )
 
@@ -113,11 +115,15 @@ func (d *Daemon) ensureHelper(ctx context.Context, containerID string) (string, 
 		return "", err
 	}
 	p = h.containerPath()
-	if !d.helperAnswers(ctx, containerID, p) {
+	ok, err = d.helperAnswers(ctx, containerID, p)
+	if err != nil {
+		return "", err
+	}
+	if !ok {
 		if err := d.installHelper(ctx, containerID, h); err != nil {
 			return "", err
 		}
-		if !d.helperAnswers(ctx, containerID, p) {
+		if ok, err = d.helperAnswers(ctx, containerID, p); !ok || err != nil {
 			return "", d.helperBroken(ctx, containerID, h)
 		}
 	}
@@ -127,13 +133,18 @@ func (d *Daemon) ensureHelper(ctx context.Context, containerID string) (string, 
 	return p, nil
 }
 
-func (d *Daemon) helperAnswers(ctx context.Context, containerID, p string) bool {
+// helperAnswers reports whether the helper at p runs; a stopped container
+// is an error wrapping backend.ErrStopped (nothing is installed into it).
+func (d *Daemon) helperAnswers(ctx context.Context, containerID, p string) (bool, error) {
 	res, err := d.run(ctx, containerID, execSpec{argv: []string{p, fshelper.OpVersion}, user: "0:0"})
+	if errors.Is(err, backend.ErrStopped) {
+		return false, err
+	}
 	if err != nil || res.ExitCode != 0 {
-		return false
+		return false, nil
 	}
 	var r fshelper.Response
-	return json.Unmarshal(res.Stdout, &r) == nil && r.Version == fshelper.Version
+	return json.Unmarshal(res.Stdout, &r) == nil && r.Version == fshelper.Version, nil
 }
 
 // helperBroken explains why an installed helper does not run.

@@ -19,6 +19,9 @@ type Info struct {
 	Labels map[string]string
 	// FUSE reports the FUSE grant (CAP_SYS_ADMIN with /dev/fuse).
 	FUSE bool
+	// RestartPolicy is the container's restart policy name ("no" when
+	// none is set).
+	RestartPolicy string
 	// HasSpec reports that the container carries LabelSpec, so the fields
 	// below are what it was created with.
 	HasSpec bool
@@ -41,7 +44,7 @@ func (b *Backend) Describe(ctx context.Context) (Info, error) {
 	if !ok {
 		return Info{}, fmt.Errorf("container %s no longer exists", short(b.id))
 	}
-	var info Info
+	info := Info{RestartPolicy: "no"}
 	if c.Config != nil {
 		info.Image = c.Config.Image
 		// Labels the image itself carries were not given at creation.
@@ -69,6 +72,9 @@ func (b *Backend) Describe(ctx context.Context) (Info, error) {
 	if hc := c.HostConfig; hc != nil {
 		if nm := string(hc.NetworkMode); nm != "" && nm != "default" && nm != "bridge" {
 			info.NetworkMode = nm
+		}
+		if n := string(hc.RestartPolicy.Name); n != "" {
+			info.RestartPolicy = n
 		}
 		for _, d := range hc.Devices {
 			if d.PathInContainer == "/dev/fuse" {

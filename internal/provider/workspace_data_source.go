@@ -1,0 +1,153 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
+)
+
+var (
+	_ datasource.DataSourceWithConfigure        = (*workspaceDataSource)(nil)
+	_ datasource.DataSourceWithConfigValidators = (*workspaceDataSource)(nil)
+)
+
+// NewWorkspaceDataSource returns the sandbox_workspace data source: an
+// existing workspace, found without owning it.
+func NewWorkspaceDataSource() datasource.DataSource { return &workspaceDataSource{} }
+
+type workspaceDataSource struct {
+	eng *workspace.Engine
+}
+
+type workspaceDataModel struct {
+	ID          types.String `tfsdk:"id"`
+	Root        types.String `tfsdk:"root"`
+	ContainerID types.String `tfsdk:"container_id"`
+	Labels      types.Map    `tfsdk:"labels"`
+	Kind        types.String `tfsdk:"kind"`
+	Running     types.Bool   `tfsdk:"running"`
+	StartedAt   types.String `tfsdk:"started_at"`
+	Endpoints   types.List   `tfsdk:"endpoints"`
+}
+
+func (d *workspaceDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_workspace"
+}
+
+func (d *workspaceDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.eng = engineFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (d *workspaceDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	endpointAttrs := map[string]schema.Attribute{}
+	for name, t := range endpointAttrTypes {
+		switch t {
+		case types.Int64Type:
+			endpointAttrs[name] = schema.Int64Attribute{Computed: true}
+		case types.BoolType:
+			endpointAttrs[name] = schema.BoolAttribute{Computed: true}
+		default:
+			endpointAttrs[name] = schema.StringAttribute{Computed: true}
+		}
+	}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "An existing workspace, found by its `id`, by the root of a local workspace, or by the id, name " +
+			"or labels of a docker workspace's container. Use it in a root module that adds entries to, or runs commands in, a " +
+			"workspace another module owns: destroying this module leaves the workspace alone. Reading it only observes. " +
+			"Give exactly one of `id`, `root`, `container_id` and `labels`.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				Optional: true, Computed: true,
+				MarkdownDescription: "Workspace id (`sandbox_workspace.<name>.id`): `local:<uuid>:<root>` or `docker:<uuid>`.",
+				Validators:          []validator.String{workspaceIDValidator{}},
+			},
+			"root": schema.StringAttribute{
+				Optional: true, Computed: true,
+				MarkdownDescription: "Workspace root. As a lookup key: the absolute host directory of a local workspace, " +
+					"which must carry the workspace marker.",
+				Validators: []validator.String{absolutePathValidator{}},
+			},
+			"container_id": schema.StringAttribute{
+				Optional: true, Computed: true,
+				MarkdownDescription: "Id or name of a docker workspace's container; null for a local workspace.",
+			},
+			"labels": schema.MapAttribute{
+				Optional: true, ElementType: types.StringType,
+				MarkdownDescription: "Container labels that exactly one docker workspace carries.",
+			},
+			"kind":       schema.StringAttribute{Computed: true, MarkdownDescription: "`local` or `docker`."},
+			"running":    schema.BoolAttribute{Computed: true, MarkdownDescription: "`false` when the container is stopped or paused."},
+			"started_at": schema.StringAttribute{Computed: true, MarkdownDescription: "When the container was last started (RFC 3339); null for a local workspace."},
+			"endpoints": schema.ListNestedAttribute{
+				Computed: true,
+				MarkdownDescription: "As `sandbox_workspace.endpoints`, for the ports a docker workspace was created with " +
+					"(while it runs); empty for a local workspace, whose ports are not recorded with it.",
+				NestedObject: schema.NestedAttributeObject{Attributes: endpointAttrs},
+			},
+		},
+	}
+}
+
+func (d *workspaceDataSource) ConfigValidators(context.Context) []datasource.ConfigValidator {
+	return []datasource.ConfigValidator{datasourcevalidator.ExactlyOneOf(
+		path.MatchRoot("id"), path.MatchRoot("root"), path.MatchRoot("container_id"), path.MatchRoot("labels"))}
+}
+
+func (d *workspaceDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var m workspaceDataModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() || d.eng == nil {
+		return
+	}
+	var (
+		w   *workspace.Workspace
+		err error
+		key = path.Root("id")
+	)
+	switch {
+	case !m.ID.IsNull():
+		w, err = d.eng.Open(ctx, m.ID.ValueString())
+	case !m.Root.IsNull():
+		key = path.Root("root")
+		w, err = d.eng.AdoptLocal(ctx, m.Root.ValueString())
+	default:
+		key = path.Root("container_id")
+		labels := map[string]string{}
+		if !m.Labels.IsNull() {
+			key = path.Root("labels")
+			resp.Diagnostics.Append(m.Labels.ElementsAs(ctx, &labels, false)...)
+		}
+		w, err = d.eng.FindDocker(ctx, m.ContainerID.ValueString(), labels)
+	}
+	if err != nil {
+		addEngineAttributeError(&resp.Diagnostics, key, "Finding the workspace failed", err)
+		return
+	}
+	m.ID, m.Root, m.Kind = types.StringValue(w.ID), types.StringValue(w.Root), types.StringValue(w.Kind)
+	m.ContainerID = containerID(w)
+	m.Running = types.BoolValue(w.Running)
+	m.StartedAt = types.StringNull()
+	if w.StartedAt != "" {
+		m.StartedAt = types.StringValue(w.StartedAt)
+	}
+	m.Endpoints = types.ListValueMust(types.ObjectType{AttrTypes: endpointAttrTypes}, []attr.Value{})
+	if w.ContainerID != "" && w.Running {
+		info, err := d.eng.DescribeDocker(ctx, w)
+		if err == nil {
+			m.Endpoints, err = endpointList(ctx, d.eng, w, info.ExposedPorts)
+		}
+		if err != nil {
+			addEngineError(&resp.Diagnostics, "Reading the workspace's endpoints failed", err)
+			return
+		}
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}

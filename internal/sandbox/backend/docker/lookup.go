@@ -1,0 +1,120 @@
+package docker
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/moby/moby/client"
+)
+
+// Found is a workspace container as the daemon reports it.
+type Found struct {
+	// ID is the container's full id; Root its LabelRoot.
+	ID, Root string
+	// Running is false for a stopped or paused container.
+	Running bool
+	// StartedAt is when it was last started (RFC 3339).
+	StartedAt string
+}
+
+// Lookup finds the container of workspace uuid on this daemon: the
+// container named "sandbox-<uuid>" when it carries the workspace label
+// (one inspect), else any container carrying it. ok is false when there is
+// none. It only reads.
+func (d *Daemon) Lookup(ctx context.Context, uuid string) (Found, bool, error) {
+	c, ok, err := d.inspect(ctx, "sandbox-"+uuid)
+	if err != nil {
+		return Found{}, false, err
+	}
+	if !ok || c.Config == nil || c.Config.Labels[LabelWorkspaceID] != uuid {
+		cid, _, err := d.FindWorkspace(ctx, uuid)
+		if err != nil || cid == "" {
+			return Found{}, false, err
+		}
+		if c, ok, err = d.inspect(ctx, cid); err != nil || !ok {
+			return Found{}, false, err
+		}
+	}
+	f := Found{ID: c.ID}
+	if c.Config != nil {
+		f.Root = c.Config.Labels[LabelRoot]
+	}
+	if c.State != nil {
+		f.Running = c.State.Running && !c.State.Paused
+		f.StartedAt = c.State.StartedAt
+	}
+	return f, true, nil
+}
+
+// FindByContainer returns the workspace UUID of the container with the
+// given id or name, or, when containerID is "", of the one workspace
+// container carrying every label of labels. It only reads.
+func (d *Daemon) FindByContainer(ctx context.Context, containerID string, labels map[string]string) (string, error) {
+	if containerID != "" {
+		c, ok, err := d.inspect(ctx, containerID)
+		if err != nil {
+			return "", err
+		}
+		if !ok {
+			return "", fmt.Errorf("the Docker daemon has no container %q", containerID)
+		}
+		if c.Config == nil || c.Config.Labels[LabelWorkspaceID] == "" {
+			return "", fmt.Errorf("container %q is not a workspace of this provider (it has no %s label)", containerID, LabelWorkspaceID)
+		}
+		for k, v := range labels {
+			if c.Config.Labels[k] != v {
+				return "", fmt.Errorf("container %q does not carry the label %s=%s", containerID, k, v)
+			}
+		}
+		return c.Config.Labels[LabelWorkspaceID], nil
+	}
+	if len(labels) == 0 {
+		return "", fmt.Errorf("give a container id or labels to find a workspace container by")
+	}
+	cli, err := d.api()
+	if err != nil {
+		return "", err
+	}
+	f := make(client.Filters).Add("label", LabelWorkspaceID)
+	keys := make([]string, 0, len(labels))
+	for k, v := range labels {
+		f = f.Add("label", k+"="+v)
+		keys = append(keys, k+"="+v)
+	}
+	sort.Strings(keys)
+	res, err := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: f})
+	if err != nil {
+		return "", err
+	}
+	switch len(res.Items) {
+	case 0:
+		return "", fmt.Errorf("no workspace container carries the labels %s", strings.Join(keys, ", "))
+	case 1:
+		return res.Items[0].Labels[LabelWorkspaceID], nil
+	}
+	return "", fmt.Errorf("%d workspace containers carry the labels %s; add labels that single one out, or give its id", len(res.Items), strings.Join(keys, ", "))
+}
+
+// DaemonID returns the daemon's own id (docker info's ID), read once.
+func (d *Daemon) DaemonID(ctx context.Context) (string, error) {
+	d.mu.Lock()
+	id := d.daemonID
+	d.mu.Unlock()
+	if id != "" {
+		return id, nil
+	}
+	cli, err := d.api()
+	if err != nil {
+		return "", err
+	}
+	info, err := cli.Info(ctx, client.InfoOptions{})
+	if err != nil {
+		return "", fmt.Errorf("reading the Docker daemon's id: %w", err)
+	}
+	d.mu.Lock()
+	d.daemonID = info.Info.ID
+	d.mu.Unlock()
+	return info.Info.ID, nil
+}

@@ -1,0 +1,124 @@
+package workspace
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// A workspace id names the workspace's kind and says where to find it, so
+// that the id alone (what Terraform state holds and what every entry's
+// workspace_id carries) reaches the workspace from any working directory,
+// machine or provider process:
+//
+//	local:<uuid>:<root>   a host directory; <root> is absolute and clean and
+//	                      must carry the marker of <uuid> (local.MarkerAttr)
+//	docker:<uuid>         the container labelled sandbox.workspace_id=<uuid>
+//	                      on the Docker daemon the provider is configured for
+//
+// <uuid> is new on every creation. A bare <uuid> is the form ids had before
+// they said where the workspace is; it is still read (see legacy.go).
+
+// Ref is a parsed workspace id.
+type Ref struct {
+	// Kind is "local" or "docker"; "" for a legacy bare UUID.
+	Kind string
+	// UUID identifies this incarnation of the workspace.
+	UUID string
+	// Root is the host directory of a local workspace.
+	Root string
+}
+
+var uuidPattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+
+// ValidUUID reports whether s has the shape of a workspace UUID (lower
+// case).
+func ValidUUID(s string) bool { return uuidPattern.MatchString(s) }
+
+// LocalID returns the id of a local workspace.
+func LocalID(uuid, root string) string { return "local:" + uuid + ":" + root }
+
+// DockerID returns the id of a docker workspace.
+func DockerID(uuid string) string { return "docker:" + uuid }
+
+// String returns the id.
+func (r Ref) String() string {
+	switch r.Kind {
+	case "local":
+		return LocalID(r.UUID, r.Root)
+	case "":
+		return r.UUID
+	}
+	return r.Kind + ":" + r.UUID
+}
+
+// idHelp is appended to id parse errors.
+const idHelp = "use the id attribute of a sandbox_workspace or data.sandbox_workspace, such as " +
+	"\"docker:0b6f3c2e-6a41-4c9e-9d1a-3f0e2b7c5d11\" or \"local:0b6f3c2e-6a41-4c9e-9d1a-3f0e2b7c5d11:/srv/sandboxes/a\""
+
+// ParseID parses a workspace id. It only looks at the string.
+func ParseID(id string) (Ref, error) {
+	if ValidUUID(id) {
+		return Ref{UUID: id}, nil
+	}
+	kind, rest, ok := strings.Cut(id, ":")
+	if !ok {
+		return Ref{}, fmt.Errorf("%q is not a workspace id: %s", id, idHelp)
+	}
+	switch kind {
+	case "docker":
+		if !ValidUUID(rest) {
+			return Ref{}, fmt.Errorf("%q is not a workspace id: after \"docker:\" comes the workspace UUID; %s", id, idHelp)
+		}
+		return Ref{Kind: kind, UUID: rest}, nil
+	case "local":
+		u, root, ok := strings.Cut(rest, ":")
+		if !ok || !ValidUUID(u) {
+			return Ref{}, fmt.Errorf("%q is not a workspace id: a local id is \"local:<uuid>:<root>\"; %s", id, idHelp)
+		}
+		if !filepath.IsAbs(root) || filepath.Clean(root) != root || root == "/" {
+			return Ref{}, fmt.Errorf("%q is not a workspace id: its root %q must be an absolute, clean directory other than /", id, root)
+		}
+		return Ref{Kind: kind, UUID: u, Root: root}, nil
+	}
+	return Ref{}, fmt.Errorf("%q is not a workspace id: unknown kind %q (expected local or docker); %s", id, kind, idHelp)
+}
+
+// ValidID reports whether id parses as a workspace id.
+func ValidID(id string) bool {
+	_, err := ParseID(id)
+	return err == nil
+}
+
+// SplitEntryID splits an entry id "<workspace_id>/<path>" at the end of
+// the workspace id. A docker id ends at its UUID; a local id's root may
+// itself hold slashes, so the split is the one whose directory carries the
+// marker of the id's UUID (only reads; nested workspaces are refused, so at
+// most one matches).
+func SplitEntryID(id string) (wsID, rel string, err error) {
+	kind, _, _ := strings.Cut(id, ":")
+	if kind != "local" {
+		ws, rel, ok := strings.Cut(id, "/")
+		if !ok || rel == "" {
+			return "", "", fmt.Errorf("%q has no /<path> after the workspace id", id)
+		}
+		return ws, rel, nil
+	}
+	if len(id) < len("local:")+36+2 {
+		return "", "", fmt.Errorf("%q is not <workspace_id>/<path>", id)
+	}
+	head := id[:len("local:")+36+1] // local:<uuid>:
+	uuid := head[len("local:") : len(head)-1]
+	rest := id[len(head):]
+	for i := 1; i < len(rest); i++ {
+		if rest[i] != '/' {
+			continue
+		}
+		root := rest[:i]
+		if m, merr := readLocalMarker(root); merr == nil && m.ID == uuid {
+			return head + root, rest[i+1:], nil
+		}
+	}
+	return "", "", fmt.Errorf("%q: no directory along %s carries the marker of workspace %s", id, rest, uuid)
+}
