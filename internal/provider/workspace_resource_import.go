@@ -117,6 +117,9 @@ func upgradeWorkspaceV0(_ context.Context, req resource.UpgradeStateRequest, res
 	if _, ok := st["running"]; !ok {
 		st["running"] = true
 	}
+	if d, ok := st["docker"].(map[string]any); ok && d["restart_policy"] == nil {
+		d["restart_policy"] = "no" // what containers were created with
+	}
 	data, err := json.Marshal(st)
 	if err != nil {
 		resp.Diagnostics.AddError("Upgrading sandbox_workspace state failed", err.Error())

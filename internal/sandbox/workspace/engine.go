@@ -167,22 +167,21 @@ func (e *Engine) Open(ctx context.Context, id string) (*Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	legacy := ref.Kind == ""
-	if legacy {
+	if ref.Kind == "" {
 		if ref, err = e.legacyRef(ref.UUID); err != nil {
 			return nil, err
 		}
 	}
 	switch ref.Kind {
 	case local.Kind:
-		return e.openLocal(ctx, ref, legacy)
+		return e.openLocal(ctx, ref)
 	case docker.Kind:
 		return e.openDocker(ctx, ref)
 	}
 	return nil, fmt.Errorf("workspace %s has unsupported backend kind %q", id, ref.Kind)
 }
 
-func (e *Engine) openLocal(ctx context.Context, ref Ref, legacy bool) (*Workspace, error) {
+func (e *Engine) openLocal(ctx context.Context, ref Ref) (*Workspace, error) {
 	b := local.New(ref.Root)
 	ok, err := b.Exists(ctx)
 	if err != nil {
@@ -193,7 +192,7 @@ func (e *Engine) openLocal(ctx context.Context, ref Ref, legacy bool) (*Workspac
 	}
 	m, err := readLocalMarker(ref.Root)
 	switch {
-	case err != nil && legacy && errors.Is(err, local.ErrNoMarker):
+	case err != nil && errors.Is(err, local.ErrNoMarker) && e.legacyRoot(ref):
 		m = local.Marker{ID: ref.UUID, Environment: e.legacyEnvironment(ref.UUID)}
 	case err != nil && errors.Is(err, local.ErrNoMarker):
 		return nil, fmt.Errorf("%w: directory %s is not workspace %s: %w; if the workspace was deleted and this is another directory, "+

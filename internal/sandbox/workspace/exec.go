@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 
@@ -51,5 +52,10 @@ func (e *Engine) SetEnvironment(ctx context.Context, id string, env map[string]s
 	if w.Kind != local.Kind {
 		return nil
 	}
-	return local.UpdateMarker(w.Root, local.Marker{ID: w.UUID, Environment: env})
+	m := local.Marker{ID: w.UUID, Environment: env}
+	err = local.UpdateMarker(w.Root, m)
+	if errors.Is(err, local.ErrNoMarker) && e.legacyRoot(Ref{Kind: local.Kind, UUID: w.UUID, Root: w.Root}) {
+		err = local.ClaimMarker(w.Root, m) // a root from before markers gets its own now
+	}
+	return err
 }

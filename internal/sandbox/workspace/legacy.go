@@ -18,7 +18,9 @@ import (
 // that state written then keeps working: the record (only ever read now)
 // says the kind and root, and a local root from then, which carries no
 // marker, is accepted on the record's word. The workspace's state upgrade
-// rewrites its id into the current form, and entries follow it in place.
+// rewrites its id into the current form, and entries follow it in place;
+// such a root stays recognised by its record for as long as the record is
+// there.
 
 type legacyRecord struct {
 	Kind        string            `json:"kind"`
@@ -46,6 +48,13 @@ func (e *Engine) legacyRef(uuid string) (Ref, error) {
 		return Ref{Kind: local.Kind, UUID: uuid, Root: filepath.Clean(rec.Root)}, nil
 	}
 	return Ref{Kind: docker.Kind, UUID: uuid}, nil
+}
+
+// legacyRoot reports whether ref's root is the one its old record names: a
+// root created before markers, which carries none.
+func (e *Engine) legacyRoot(ref Ref) bool {
+	rec, ok := e.legacyRecord(ref.UUID)
+	return ok && rec.Kind == local.Kind && filepath.Clean(rec.Root) == ref.Root
 }
 
 func (e *Engine) legacyEnvironment(uuid string) map[string]string {
