@@ -49,33 +49,30 @@ var caseHandlers = map[string]func(caseName string, input json.RawMessage, expec
 	"manifest_json": handleManifestPayloadVector,
 }
 
-// seedVectorsPath returns the vector file to read: SANDBOX_SEED_VECTORS, or
-// ../shared/vectors/seed-vectors.json relative to the repository root.
-func seedVectorsPath(t *testing.T) string {
-	if p := os.Getenv("SANDBOX_SEED_VECTORS"); p != "" {
-		return p
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatalf("cannot find the working directory: %v", err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "..", "shared", "vectors", "seed-vectors.json")
+// seedVectorFiles returns the vector files to run: the copy kept in
+// testdata (so a fresh clone tests on its own), then every file named in
+// SANDBOX_SEED_VECTORS (a list separated like PATH), such as a newer master
+// copy or vectors of another implementation in the same format.
+func seedVectorFiles() []string {
+	files := []string{filepath.Join("testdata", "seed-vectors.json")}
+	for _, p := range filepath.SplitList(os.Getenv("SANDBOX_SEED_VECTORS")) {
+		if p != "" {
+			files = append(files, p)
 		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatalf("cannot find the repository root (a directory holding go.mod) above the working directory; set SANDBOX_SEED_VECTORS to the seed vector file")
-		}
-		dir = parent
 	}
+	return files
 }
 
 func TestSeedVectors(t *testing.T) {
-	path := seedVectorsPath(t)
+	for _, path := range seedVectorFiles() {
+		t.Run(filepath.Base(path), func(t *testing.T) { runSeedVectorFile(t, path) })
+	}
+}
+
+func runSeedVectorFile(t *testing.T, path string) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("cannot read the seed vectors at %s: %v\nset SANDBOX_SEED_VECTORS to the path of a seed vector file (a JSON list of {area, case, input, expected, source})", path, err)
+		t.Fatalf("cannot read the seed vectors at %s: %v", path, err)
 	}
 	var vectors []seedVector
 	if err := json.Unmarshal(data, &vectors); err != nil {
@@ -126,7 +123,7 @@ func TestSeedVectors(t *testing.T) {
 			failed++
 		}
 	}
-	fmt.Printf("seed vectors: %d passed, %d failed, %d unsupported\n", passed, failed, unsup)
+	fmt.Printf("seed vectors (%s): %d passed, %d failed, %d unsupported\n", path, passed, failed, unsup)
 	if failed > 0 {
 		t.Errorf("%d seed vectors failed", failed)
 	}
