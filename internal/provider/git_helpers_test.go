@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/testutil/need"
 )
 
 // gitFixture is a directory of bare repositories served to the tests, and
@@ -24,9 +26,7 @@ type gitFixture struct {
 
 func newGitFixture(t *testing.T) *gitFixture {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
+	need.Tools(t, "Git tests", "git")
 	dir := t.TempDir()
 	f := &gitFixture{t: t, root: filepath.Join(dir, "srv"), work: filepath.Join(dir, "work")}
 	for _, d := range []string{f.root, f.work} {

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/testutil/need"
 )
 
 func sha256Hex(s string) string {
@@ -87,11 +89,7 @@ func TestScanDirTree(t *testing.T) {
 
 // TestScanDirMatchesShellPipeline checks the documented reproduction command.
 func TestScanDirMatchesShellPipeline(t *testing.T) {
-	for _, tool := range []string{"sh", "find", "sort", "xargs", "sha256sum"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s not available: %v", tool, err)
-		}
-	}
+	need.Tools(t, "the shell pipeline comparison", "sh", "find", "sort", "xargs", "sha256sum")
 	f := newHostFixture(t)
 	scanFixture(t, f)
 	td, err := f.p.ScanDir(context.Background(), "src")

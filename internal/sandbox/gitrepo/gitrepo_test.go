@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/testutil/need"
 )
 
 func TestRedact(t *testing.T) {
@@ -40,9 +42,7 @@ func TestScrubRemovesCredentials(t *testing.T) {
 // and returns its file:// URL.
 func repoWith(t *testing.T, files, links map[string]string) string {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
+	need.Tools(t, "Git tests", "git")
 	dir := t.TempDir()
 	run := func(args ...string) {
 		cmd := exec.Command("git", args...)

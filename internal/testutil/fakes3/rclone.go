@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/testutil/need"
 )
 
 // RcloneEnv is this process's environment without AWS_CA_BUNDLE, for an
@@ -58,10 +60,7 @@ func RequireFUSE(t testing.TB) {
 
 func unavailable(t testing.TB, why string) {
 	t.Helper()
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("storage-mount tests cannot run (CI=true makes this a failure): %s", why)
-	}
-	t.Skipf("storage-mount tests skipped: %s", why)
+	need.Unavailable(t, "storage-mount tests", why)
 }
 
 // WriteRcloneConfig writes RcloneConfig(remote) to an owner-only file in
