@@ -5,9 +5,9 @@
 // below the root, atomic streamed writes, explicit chmod) and prints one
 // JSON Response on stdout.
 //
-// A binary serves as the helper when it links this package and is run
-// under the name HelperName (the argv[0] re-exec pattern): the package's
-// init function then runs the operation and exits before main. The Docker
+// A binary serves as the helper when it is run under the name HelperName
+// (the argv[0] re-exec pattern) and its main checks Invoked first, as the
+// provider's main does, then runs Main and exits. The Docker
 // backend copies such a binary (statically linked, CGO_ENABLED=0) into each
 // container once, at HelperDir, outside the workspace.
 //
@@ -24,6 +24,7 @@ package fshelper
 import (
 	"errors"
 	"io/fs"
+	"path"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 )
@@ -128,3 +129,11 @@ type remoteError struct {
 
 func (e *remoteError) Error() string { return e.msg }
 func (e *remoteError) Unwrap() error { return e.sentinel }
+
+// Invoked reports whether a process started with args (os.Args) was
+// started as the file helper: the provider binary serves as the helper
+// when it is copied into a container under HelperName, and its main then
+// runs Main instead of the provider.
+func Invoked(args []string) bool {
+	return len(args) > 0 && path.Base(args[0]) == HelperName
+}

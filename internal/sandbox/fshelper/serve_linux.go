@@ -10,19 +10,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/local"
 )
-
-func init() {
-	if len(os.Args) > 0 && filepath.Base(os.Args[0]) == HelperName {
-		os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
-	}
-}
 
 // Main runs one helper operation (args as documented in the package doc)
 // and returns the process exit status.
