@@ -169,7 +169,7 @@ func (r *mountResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 		return
 	}
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("absolute_path"), mp)...)
-	if err := in.checkBoundary(w.Root, workspace.MountBackendName(w.Kind)); err != nil {
+	if err := in.checkBoundary(w.Root, workspace.MountBackend(w)); err != nil {
 		r.addMountError(&resp.Diagnostics, "Mount credentials refused", err)
 		return
 	}

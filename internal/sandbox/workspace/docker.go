@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"path"
 
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/mount"
+
 	"github.com/google/uuid"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
@@ -61,7 +63,7 @@ func (e *Engine) CreateDocker(ctx context.Context, spec DockerSpec) (*Workspace,
 		return nil, err
 	}
 	return &Workspace{ID: DockerID(id), UUID: id, Kind: docker.Kind, Root: root, ContainerID: b.ContainerID(), Running: true,
-		StartedAt: b.StartedAt(ctx), Backend: b}, nil
+		StartedAt: b.StartedAt(ctx), Backend: b, drv: e.drivers[docker.Kind]}, nil
 }
 
 // AdoptDocker finds the docker workspace whose container is labelled with
@@ -84,21 +86,6 @@ func (e *Engine) FindDocker(ctx context.Context, containerID string, labels map[
 		return nil, err
 	}
 	return e.Open(ctx, DockerID(uuid))
-}
-
-// Endpoints returns where each port of the workspace is reached from the
-// host, in the order given: for a docker workspace the binding the daemon
-// reports; for a local workspace 127.0.0.1 and the port itself (SPEC §6.3).
-// Port is the host port in each endpoint.
-func (e *Engine) Endpoints(ctx context.Context, w *Workspace, ports []int) ([]sandbox.ExposedPortEndpoint, error) {
-	if b, ok := w.Backend.(*docker.Backend); ok {
-		return b.Endpoints(ctx, ports)
-	}
-	out := make([]sandbox.ExposedPortEndpoint, 0, len(ports))
-	for _, p := range ports {
-		out = append(out, sandbox.ExposedPortEndpoint{Host: "127.0.0.1", Port: p})
-	}
-	return out, nil
 }
 
 // DockerHostConfig says how to reach the Docker daemon (see
@@ -132,3 +119,67 @@ const NetworkNoneMessage = docker.NetworkNoneMessage
 // configured for, so that a workspace created on another daemon is refused
 // rather than taken for removed.
 func (e *Engine) DockerDaemonID(ctx context.Context) (string, error) { return e.docker.DaemonID(ctx) }
+
+// dockerDriver is the docker kind: a container on the configured daemon,
+// labelled with the workspace UUID.
+type dockerDriver struct{ e *Engine }
+
+func (d dockerDriver) open(ctx context.Context, ref Ref) (*Workspace, error) {
+	c, ok, err := d.e.docker.Lookup(ctx, ref.UUID)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("%w: %s (no container labelled %s=%s on the Docker daemon)", ErrWorkspaceGone, DockerID(ref.UUID), docker.LabelWorkspaceID, ref.UUID)
+	}
+	root := c.Root
+	if root == "" {
+		root = DefaultDockerRoot
+	}
+	return &Workspace{ID: DockerID(ref.UUID), UUID: ref.UUID, Kind: docker.Kind, Root: root, ContainerID: c.ID,
+		Running: c.Running, StartedAt: c.StartedAt, Backend: d.e.docker.Open(c.ID, root), drv: d}, nil
+}
+
+func (d dockerDriver) destroy(ctx context.Context, w *Workspace) error {
+	return d.e.docker.Remove(ctx, w.ContainerID)
+}
+
+func (d dockerDriver) start(ctx context.Context, w *Workspace) error {
+	return d.e.docker.Open(w.ContainerID, w.Root).Start(ctx)
+}
+
+// endpoints are the bindings the daemon reports (SPEC §6.2).
+func (d dockerDriver) endpoints(ctx context.Context, w *Workspace, ports []int) ([]sandbox.ExposedPortEndpoint, error) {
+	return d.e.docker.Open(w.ContainerID, w.Root).Endpoints(ctx, ports)
+}
+
+// setEnvironment does nothing: a container's environment is fixed when it
+// is created (changing it replaces the workspace).
+func (dockerDriver) setEnvironment(context.Context, *Workspace, map[string]string) error { return nil }
+
+func (dockerDriver) mountBackend() string { return "docker" }
+
+// checkMount requires the FUSE grant an in-container mount needs.
+func (d dockerDriver) checkMount(ctx context.Context, w *Workspace, m *mount.Mount) error {
+	info, err := d.e.DescribeDocker(ctx, w)
+	if err != nil {
+		return err
+	}
+	if !info.FUSE {
+		return fmt.Errorf("%w: workspace %s has no FUSE grant; an in-container %s mount needs /dev/fuse and "+
+			"CAP_SYS_ADMIN: set fuse = true in the workspace's docker block (this replaces the container)",
+			ErrNoFUSE, w.ID, m.Strategy.Pattern.Type)
+	}
+	return nil
+}
+
+// mountsOnHost is false: mount helpers run inside the container.
+func (dockerDriver) mountsOnHost() bool { return false }
+
+// parseDockerID reads what follows "docker:" in an id: the UUID.
+func parseDockerID(id, rest string) (Ref, error) {
+	if !ValidUUID(rest) {
+		return Ref{}, fmt.Errorf("%q is not a workspace id: after \"docker:\" comes the workspace UUID; %s", id, idHelp)
+	}
+	return Ref{Kind: docker.Kind, UUID: rest}, nil
+}

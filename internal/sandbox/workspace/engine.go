@@ -9,17 +9,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path"
-	"path/filepath"
 	"sync"
-
-	"github.com/google/uuid"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/docker"
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/local"
 )
 
 // Config is the engine's configuration, taken from the provider block.
@@ -39,8 +34,9 @@ type Config struct {
 
 // Engine carries out workspace and entry operations.
 type Engine struct {
-	cfg    Config
-	docker *docker.Daemon
+	cfg     Config
+	docker  *docker.Daemon
+	drivers map[string]driver
 	// mountLocks serialise mounts of one path (see lockMountPath).
 	mountLocks sync.Map
 }
@@ -48,7 +44,9 @@ type Engine struct {
 // New returns an engine for cfg. Nothing is touched on disk and no daemon
 // is contacted.
 func New(cfg Config) *Engine {
-	return &Engine{cfg: cfg, docker: docker.NewDaemon(cfg.Docker)}
+	e := &Engine{cfg: cfg, docker: docker.NewDaemon(cfg.Docker)}
+	e.drivers = newDrivers(e)
+	return e
 }
 
 // Config returns the engine's configuration.
@@ -103,6 +101,8 @@ type Workspace struct {
 	Environment map[string]string
 	// Backend performs the workspace's operations.
 	Backend backend.Backend
+	// drv is the workspace's kind.
+	drv driver
 }
 
 // AbsPath returns the absolute path of the workspace-relative rel, as seen
@@ -112,49 +112,6 @@ func (w *Workspace) AbsPath(rel string) string {
 		return w.Root
 	}
 	return path.Join(w.Root, rel)
-}
-
-// CreateLocal creates a local workspace with a new id. An existing
-// non-empty directory, or one that already is a workspace, is refused, so
-// nothing already there can be lost; the root is claimed atomically with
-// its marker, so of two creations racing for one root exactly one wins.
-func (e *Engine) CreateLocal(ctx context.Context, spec LocalSpec) (*Workspace, error) {
-	id := uuid.NewString()
-	root := spec.Root
-	if root == "" {
-		root = filepath.Join(e.cfg.LocalBaseDir, id)
-	}
-	if !filepath.IsAbs(root) {
-		return nil, fmt.Errorf("workspace root %q must be an absolute path", root)
-	}
-	root = filepath.Clean(root)
-	if err := e.CheckNewLocalRoot(root); err != nil {
-		return nil, err
-	}
-	b := local.New(root)
-	if err := b.Create(ctx); err != nil {
-		return nil, err
-	}
-	if err := local.ClaimMarker(root, local.Marker{ID: id, Environment: spec.Environment}); err != nil {
-		return nil, err
-	}
-	return &Workspace{ID: LocalID(id, root), UUID: id, Kind: local.Kind, Root: root, Running: true, Environment: spec.Environment, Backend: b}, nil
-}
-
-// AdoptLocal finds the local workspace whose root is root (import). Only a
-// directory carrying a workspace marker is adopted: any other directory is
-// refused, so an import can never turn foreign data into a workspace that a
-// destroy would delete.
-func (e *Engine) AdoptLocal(ctx context.Context, root string) (*Workspace, error) {
-	if !filepath.IsAbs(root) {
-		return nil, fmt.Errorf("workspace root %q must be an absolute path", root)
-	}
-	root = filepath.Clean(root)
-	m, err := readLocalMarker(root)
-	if err != nil {
-		return nil, fmt.Errorf("%s is not a workspace of this provider, so it cannot be imported: %w", root, err)
-	}
-	return e.Open(ctx, LocalID(m.ID, root))
 }
 
 // Open finds the workspace with the given id from the id alone and what the
@@ -172,68 +129,20 @@ func (e *Engine) Open(ctx context.Context, id string) (*Workspace, error) {
 			return nil, err
 		}
 	}
-	switch ref.Kind {
-	case local.Kind:
-		return e.openLocal(ctx, ref)
-	case docker.Kind:
-		return e.openDocker(ctx, ref)
-	}
-	return nil, fmt.Errorf("workspace %s has unsupported backend kind %q", id, ref.Kind)
-}
-
-func (e *Engine) openLocal(ctx context.Context, ref Ref) (*Workspace, error) {
-	b := local.New(ref.Root)
-	ok, err := b.Exists(ctx)
-	if err != nil {
-		return nil, err
-	}
+	d, ok := e.drivers[ref.Kind]
 	if !ok {
-		return nil, fmt.Errorf("%w: %s (root %s is missing)", ErrWorkspaceGone, ref, ref.Root)
+		return nil, fmt.Errorf("workspace %s has unsupported backend kind %q", id, ref.Kind)
 	}
-	m, err := readLocalMarker(ref.Root)
-	switch {
-	case err != nil && errors.Is(err, local.ErrNoMarker) && e.legacyRoot(ref):
-		m = local.Marker{ID: ref.UUID, Environment: e.legacyEnvironment(ref.UUID)}
-	case err != nil && errors.Is(err, local.ErrNoMarker):
-		return nil, fmt.Errorf("%w: directory %s is not workspace %s: %w; if the workspace was deleted and this is another directory, "+
-			"move it away or remove the workspace from state (terraform state rm)", ErrNotWorkspace, ref.Root, ref.UUID, err)
-	case err != nil:
-		return nil, err
-	case m.ID != ref.UUID:
-		return nil, fmt.Errorf("%w: directory %s is workspace %s, not %s: the workspace was re-created or replaced by another; "+
-			"remove it from state (terraform state rm) or import the other one", ErrNotWorkspace, ref.Root, m.ID, ref.UUID)
-	}
-	return &Workspace{ID: LocalID(ref.UUID, ref.Root), UUID: ref.UUID, Kind: local.Kind, Root: ref.Root, Running: true,
-		Environment: m.Environment, Backend: b}, nil
+	return d.open(ctx, ref)
 }
 
-func (e *Engine) openDocker(ctx context.Context, ref Ref) (*Workspace, error) {
-	c, ok, err := e.docker.Lookup(ctx, ref.UUID)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, fmt.Errorf("%w: %s (no container labelled %s=%s on the Docker daemon)", ErrWorkspaceGone, DockerID(ref.UUID), docker.LabelWorkspaceID, ref.UUID)
-	}
-	root := c.Root
-	if root == "" {
-		root = DefaultDockerRoot
-	}
-	return &Workspace{ID: DockerID(ref.UUID), UUID: ref.UUID, Kind: docker.Kind, Root: root, ContainerID: c.ID,
-		Running: c.Running, StartedAt: c.StartedAt, Backend: e.docker.Open(c.ID, root)}, nil
-}
-
-// Start starts (or unpauses) the container of a stopped docker workspace;
-// a running or local workspace is left as it is.
+// Start makes a stopped workspace (a stopped or paused container) run
+// again and refreshes w; a running workspace is left as it is.
 func (e *Engine) Start(ctx context.Context, w *Workspace) error {
 	if w.Running {
 		return nil
 	}
-	b, ok := w.Backend.(*docker.Backend)
-	if !ok {
-		return nil
-	}
-	if err := b.Start(ctx); err != nil {
+	if err := w.drv.start(ctx, w); err != nil {
 		return err
 	}
 	nw, err := e.Open(ctx, w.ID)
@@ -264,13 +173,5 @@ func (e *Engine) Destroy(ctx context.Context, id string, keep bool) error {
 	case keep:
 		return nil
 	}
-	switch b := w.Backend.(type) {
-	case *local.Backend:
-		if err := b.Destroy(ctx); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return err
-		}
-	case *docker.Backend:
-		return e.docker.Remove(ctx, b.ContainerID())
-	}
-	return nil
+	return w.drv.destroy(ctx, w)
 }

@@ -2,13 +2,11 @@ package workspace
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/local"
 )
 
 // ShellArgv is the seed's shell command shaping (SPEC §4.5): a script runs
@@ -42,20 +40,13 @@ func (e *Engine) Exec(ctx context.Context, id string, req backend.ExecRequest) (
 	return res, nil
 }
 
-// SetEnvironment replaces the environment of local workspace id (a docker
-// workspace's is fixed when its container is created).
+// SetEnvironment replaces the environment of workspace id where it can
+// change in place (a local workspace's; a container's is fixed when it is
+// created).
 func (e *Engine) SetEnvironment(ctx context.Context, id string, env map[string]string) error {
 	w, err := e.Open(ctx, id)
 	if err != nil {
 		return err
 	}
-	if w.Kind != local.Kind {
-		return nil
-	}
-	m := local.Marker{ID: w.UUID, Environment: env}
-	err = local.UpdateMarker(w.Root, m)
-	if errors.Is(err, local.ErrNoMarker) && e.legacyRoot(Ref{Kind: local.Kind, UUID: w.UUID, Root: w.Root}) {
-		err = local.ClaimMarker(w.Root, m) // a root from before markers gets its own now
-	}
-	return err
+	return w.drv.setEnvironment(ctx, w, env)
 }

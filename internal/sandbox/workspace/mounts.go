@@ -12,7 +12,6 @@ import (
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/docker"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/local"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/mount"
 )
@@ -44,15 +43,6 @@ type MountResult struct {
 	Applied mount.Applied
 }
 
-// MountBackendName is the seed's backend name of a workspace kind, for
-// credential-boundary checks: "docker" or "unix_local".
-func MountBackendName(kind string) string {
-	if kind == docker.Kind {
-		return "docker"
-	}
-	return "unix_local"
-}
-
 // ResolveMountPath is the absolute path the mount of entry rel lands on in
 // a workspace with the given root: the seed's mount path resolution
 // (SPEC §5.2) followed by the manifest-level normalisation of targets
@@ -77,18 +67,10 @@ func (e *Engine) CheckMountWorkspace(ctx context.Context, id string, m *mount.Mo
 	}
 	if m.Strategy.Type != mount.StrategyInContainer {
 		return nil, mount.NewConfigError("docker-volume mounts are not supported by this sandbox backend",
-			map[string]any{"mount_type": m.Type, "strategy_type": m.Strategy.Type, "sandbox_backend": MountBackendName(w.Kind)})
+			map[string]any{"mount_type": m.Type, "strategy_type": m.Strategy.Type, "sandbox_backend": MountBackend(w)})
 	}
-	if w.Kind == docker.Kind {
-		info, err := e.DescribeDocker(ctx, w)
-		if err != nil {
-			return nil, err
-		}
-		if !info.FUSE {
-			return nil, fmt.Errorf("%w: workspace %s has no FUSE grant; an in-container %s mount needs /dev/fuse and "+
-				"CAP_SYS_ADMIN: set fuse = true in the workspace's docker block (this replaces the container)",
-				ErrNoFUSE, id, m.Strategy.Pattern.Type)
-		}
+	if err := w.drv.checkMount(ctx, w, m); err != nil {
+		return nil, err
 	}
 	return w, nil
 }
@@ -106,7 +88,7 @@ func CheckMountPath(w *Workspace, mp string) error {
 		return fmt.Errorf("mount path %s is the workspace root: mounting over it would hide the whole workspace; "+
 			"mount below it (set path, or a mount_path inside the root)", mp)
 	}
-	if w.Kind != docker.Kind && !strings.HasPrefix(mp, strings.TrimSuffix(w.Root, "/")+"/") {
+	if w.drv.mountsOnHost() && !strings.HasPrefix(mp, strings.TrimSuffix(w.Root, "/")+"/") {
 		return fmt.Errorf("mount path %s is outside the workspace root %s: on a local workspace the mount helper runs "+
 			"on the host, so this would mount over a host directory; use a path inside the workspace", mp, w.Root)
 	}

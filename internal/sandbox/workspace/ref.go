@@ -2,9 +2,11 @@ package workspace
 
 import (
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/docker"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/local"
 )
 
 // A workspace id names the workspace's kind and says where to find it, so
@@ -37,18 +39,18 @@ var uuidPattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a
 func ValidUUID(s string) bool { return uuidPattern.MatchString(s) }
 
 // LocalID returns the id of a local workspace.
-func LocalID(uuid, root string) string { return "local:" + uuid + ":" + root }
+func LocalID(uuid, root string) string { return local.Kind + ":" + uuid + ":" + root }
 
 // DockerID returns the id of a docker workspace.
-func DockerID(uuid string) string { return "docker:" + uuid }
+func DockerID(uuid string) string { return docker.Kind + ":" + uuid }
 
 // String returns the id.
 func (r Ref) String() string {
-	switch r.Kind {
-	case "local":
-		return LocalID(r.UUID, r.Root)
-	case "":
+	switch {
+	case r.Kind == "":
 		return r.UUID
+	case r.Root != "":
+		return r.Kind + ":" + r.UUID + ":" + r.Root
 	}
 	return r.Kind + ":" + r.UUID
 }
@@ -66,23 +68,11 @@ func ParseID(id string) (Ref, error) {
 	if !ok {
 		return Ref{}, fmt.Errorf("%q is not a workspace id: %s", id, idHelp)
 	}
-	switch kind {
-	case "docker":
-		if !ValidUUID(rest) {
-			return Ref{}, fmt.Errorf("%q is not a workspace id: after \"docker:\" comes the workspace UUID; %s", id, idHelp)
-		}
-		return Ref{Kind: kind, UUID: rest}, nil
-	case "local":
-		u, root, ok := strings.Cut(rest, ":")
-		if !ok || !ValidUUID(u) {
-			return Ref{}, fmt.Errorf("%q is not a workspace id: a local id is \"local:<uuid>:<root>\"; %s", id, idHelp)
-		}
-		if !filepath.IsAbs(root) || filepath.Clean(root) != root || root == "/" {
-			return Ref{}, fmt.Errorf("%q is not a workspace id: its root %q must be an absolute, clean directory other than /", id, root)
-		}
-		return Ref{Kind: kind, UUID: u, Root: root}, nil
+	form, ok := kindForms[kind]
+	if !ok {
+		return Ref{}, fmt.Errorf("%q is not a workspace id: unknown kind %q; %s", id, kind, idHelp)
 	}
-	return Ref{}, fmt.Errorf("%q is not a workspace id: unknown kind %q (expected local or docker); %s", id, kind, idHelp)
+	return form.parse(id, rest)
 }
 
 // ValidID reports whether id parses as a workspace id.
@@ -92,33 +82,17 @@ func ValidID(id string) bool {
 }
 
 // SplitEntryID splits an entry id "<workspace_id>/<path>" at the end of
-// the workspace id. A docker id ends at its UUID; a local id's root may
-// itself hold slashes, so the split is the one whose directory carries the
-// marker of the id's UUID (only reads; nested workspaces are refused, so at
-// most one matches).
+// the workspace id: after its UUID, or where its kind says (a local root
+// may itself hold slashes).
 func SplitEntryID(id string) (wsID, rel string, err error) {
-	kind, _, _ := strings.Cut(id, ":")
-	if kind != "local" {
-		ws, rel, ok := strings.Cut(id, "/")
-		if !ok || rel == "" {
-			return "", "", fmt.Errorf("%q has no /<path> after the workspace id", id)
-		}
-		return ws, rel, nil
+	kind, rest, _ := strings.Cut(id, ":")
+	if form, ok := kindForms[kind]; ok && form.splitEntry != nil {
+		wsRest, rel, err := form.splitEntry(id, rest)
+		return kind + ":" + wsRest, rel, err
 	}
-	if len(id) < len("local:")+36+2 {
-		return "", "", fmt.Errorf("%q is not <workspace_id>/<path>", id)
+	ws, rel, ok := strings.Cut(id, "/")
+	if !ok || rel == "" {
+		return "", "", fmt.Errorf("%q has no /<path> after the workspace id", id)
 	}
-	head := id[:len("local:")+36+1] // local:<uuid>:
-	uuid := head[len("local:") : len(head)-1]
-	rest := id[len(head):]
-	for i := 1; i < len(rest); i++ {
-		if rest[i] != '/' {
-			continue
-		}
-		root := rest[:i]
-		if m, merr := readLocalMarker(root); merr == nil && m.ID == uuid {
-			return head + root, rest[i+1:], nil
-		}
-	}
-	return "", "", fmt.Errorf("%q: no directory along %s carries the marker of workspace %s", id, rest, uuid)
+	return ws, rel, nil
 }

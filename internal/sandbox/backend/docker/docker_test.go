@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/moby/moby/client"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
@@ -170,7 +171,8 @@ func TestDockerBackend_execAndLifecycle(t *testing.T) {
 	if left != "0" {
 		t.Fatalf("%s processes of the timed-out command survived", left)
 	}
-	// A stopped container is started again.
+	// A stopped container still exists, is not started by looking, reads
+	// as stopped, and runs again after Start.
 	cli := dockertest.Client()
 	if _, err := cli.ContainerStop(ctx, b.ContainerID(), clientStop()); err != nil {
 		t.Fatal(err)
@@ -178,8 +180,17 @@ func TestDockerBackend_execAndLifecycle(t *testing.T) {
 	if ok, err := b.Exists(ctx); !ok || err != nil {
 		t.Fatalf("exists after stop: %v %v", ok, err)
 	}
+	if _, err := b.Stat(ctx, "."); !errors.Is(err, backend.ErrStopped) {
+		t.Fatalf("stat of a stopped container = %v, want ErrStopped", err)
+	}
+	if ins, err := cli.ContainerInspect(ctx, b.ContainerID(), client.ContainerInspectOptions{}); err != nil || ins.Container.State.Running {
+		t.Fatalf("looking started the container (or inspect failed: %v)", err)
+	}
+	if err := b.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := b.Stat(ctx, "."); err != nil {
-		t.Fatalf("stat after restart: %v", err)
+		t.Fatalf("stat after Start: %v", err)
 	}
 }
 
