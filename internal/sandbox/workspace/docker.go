@@ -30,6 +30,10 @@ type DockerSpec struct {
 	ExposedPorts []int
 	Users        []sandbox.User
 	Groups       []sandbox.Group
+	// SecretEnvironment is added to the container environment but never
+	// read back as Environment (see docker.Spec.SecretEnvironment); its
+	// values are redacted from creation errors and from command output.
+	SecretEnvironment map[string]string
 	// Volumes are existing named volumes mounted into the container at
 	// creation, each at an absolute target (see VolumeMount). A volume the
 	// daemon does not have fails the creation with a *MissingVolumeError.
@@ -52,10 +56,11 @@ func (e *Engine) CreateDocker(ctx context.Context, spec DockerSpec) (*Workspace,
 	b, err := e.docker.Create(ctx, docker.Spec{
 		WorkspaceID: id, Image: spec.Image, PullPolicy: spec.PullPolicy, NetworkMode: spec.NetworkMode,
 		Labels: spec.Labels, FUSE: spec.FUSE, Root: root, Environment: spec.Environment,
-		ExposedPorts: spec.ExposedPorts, Users: spec.Users, Groups: spec.Groups, Volumes: spec.Volumes,
+		SecretEnvironment: spec.SecretEnvironment,
+		ExposedPorts:      spec.ExposedPorts, Users: spec.Users, Groups: spec.Groups, Volumes: spec.Volumes,
 	})
 	if err != nil {
-		return nil, err
+		return nil, envSecrets(spec.SecretEnvironment).Error(err)
 	}
 	rec := Record{ID: id, Kind: docker.Kind, Root: root, ContainerID: b.ContainerID()}
 	if err := e.registry.Put(rec); err != nil {
