@@ -167,7 +167,8 @@ resource "sandbox_file" "token" {
 
 // TestAccDockerWorkspace_environmentWO gives a container a write-only
 // environment variable: the container has it, commands run in it see it
-// with their output redacted, and it is in no label, not in state and not
+// (sandbox_command and data sandbox_exec) with their output redacted, and
+// it is in no label, not in state and not
 // in environment after an import.
 func TestAccDockerWorkspace_environmentWO(t *testing.T) {
 	env := newDockerEnv(t)
@@ -179,6 +180,10 @@ func TestAccDockerWorkspace_environmentWO(t *testing.T) {
 resource "sandbox_command" "echo" {
   workspace_id = sandbox_workspace.ws.id
   shell        = "echo \"key=$API_KEY plain=$PLAIN\""
+}
+data "sandbox_exec" "probe" {
+  workspace_id = sandbox_workspace.ws.id
+  shell        = "echo \"$API_KEY\" >&2"
 }
 `
 	noLabel := func(s *terraform.State) error {
@@ -206,6 +211,7 @@ resource "sandbox_command" "echo" {
 				Check: resource.ComposeAggregateTestCheckFunc(
 					env.expectSh(`echo "$API_KEY"`, secret),
 					attrEquals("sandbox_command.echo", "stdout", "key=REDACTED plain=p\n"),
+					attrEquals("data.sandbox_exec.probe", "stderr", "REDACTED\n"),
 					noLabel,
 					noSecretInState(secret),
 				),
