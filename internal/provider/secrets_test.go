@@ -133,12 +133,12 @@ resource "sandbox_command" "fails" {
 // the ephemeral command reached it.
 func TestAccEphemeralExec_toWriteOnly(t *testing.T) {
 	env := newTestEnv(t)
-	const token, seed = "eph-token-5a7c9e", "eph-seed-2b4d"
+	const token, prefix = "eph-token-5a7c9e", "eph-prefix-2b4d"
 	body := fmt.Sprintf(`
 ephemeral "sandbox_exec" "token" {
   workspace_id = sandbox_dir.tasks.workspace_id
-  shell        = "printf '%%s-%%s' \"$SEED\" %s"
-  environment  = { SEED = %q }
+  shell        = "printf '%%s-%%s' \"$PREFIX\" %s"
+  environment  = { PREFIX = %q }
 }
 resource "sandbox_file" "token" {
   workspace_id       = sandbox_dir.tasks.workspace_id
@@ -147,8 +147,8 @@ resource "sandbox_file" "token" {
   content_wo_version = 1
   permissions        = "0600"
 }
-`, token, seed)
-	want := seed + "-" + token
+`, token, prefix)
+	want := prefix + "-" + token
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6Factories,
 		TerraformVersionChecks:   requireTF111,
@@ -156,10 +156,10 @@ resource "sandbox_file" "token" {
 			Config: execConfig(env, "{}", body),
 			Check: resource.ComposeAggregateTestCheckFunc(
 				checkWorkspaceFile(env, "tasks/token", want, 0o600),
-				noSecretInState(token, seed),
+				noSecretInState(token, prefix),
 			),
 		}, {
-			Config:      execConfig(env, "{}", strings.Replace(body, `shell        = "printf`, `shell        = "echo \"no $SEED\" >&2; exit 9; printf`, 1)),
+			Config:      execConfig(env, "{}", strings.Replace(body, `shell        = "printf`, `shell        = "echo \"no $PREFIX\" >&2; exit 9; printf`, 1)),
 			ExpectError: loose("exited with code 9", "no REDACTED"),
 		}},
 	})

@@ -377,7 +377,7 @@ func analyzeExtraArgs(args []any) (safe bool, configPaths []string, invalidConfi
 }
 
 // AuthorityFields returns the authority fields of mount type typ (none for
-// another type), in the seed's order.
+// another type), in the Python SDK's order.
 func AuthorityFields(typ string) []string {
 	return append([]string(nil), authorityFields[typ]...)
 }
