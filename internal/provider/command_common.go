@@ -54,7 +54,8 @@ var commandDocs = map[string]string{
 		"the provider's own user and refuses this argument.",
 	"working_dir": "Workspace-relative working directory (default: the workspace root), checked with the seed's " +
 		"`normalize_sandbox_cwd` rules: POSIX separators only, not blank, not absolute, no `..` segments.",
-	"environment": "Variables added to the command's environment, over the workspace's `environment`.",
+	"environment": "Variables added to the command's environment, over the workspace's `environment`. Kept in state " +
+		"and shown in plans in clear text: give a secret with `sandbox_command.environment_wo` or `ephemeral \"sandbox_exec\"`.",
 	"timeout": fmt.Sprintf("Seconds the command may run (1 to 86400, default %d). On expiry its whole process "+
 		"group is killed and the run fails saying so.", DefaultCommandTimeout),
 	"allow_non_zero_exit_code": "When `false` (default), a non-zero exit fails with an error naming the command, " +
@@ -66,9 +67,12 @@ var commandDocs = map[string]string{
 	"stderr_base64": "Standard error, exactly, in standard base64.",
 }
 
-// run executes the command of m and fills its results. Diagnostics carry
-// the attribute they are about where there is one.
-func (m *commandModel) run(ctx context.Context, eng *workspace.Engine) diag.Diagnostics {
+// run executes the command of m, with secretEnv added to its environment,
+// and fills its results. The values of secretEnv and of the workspace's own
+// secret environment are redacted from every diagnostic and, when
+// redactOutput is set, from the recorded output. Diagnostics carry the
+// attribute they are about where there is one.
+func (m *commandModel) run(ctx context.Context, eng *workspace.Engine, secretEnv map[string]string, redactOutput bool) diag.Diagnostics {
 	var diags diag.Diagnostics
 	var argv []string
 	if !m.Shell.IsNull() {
@@ -89,8 +93,8 @@ func (m *commandModel) run(ctx context.Context, eng *workspace.Engine) diag.Diag
 		Argv: argv, User: m.User.ValueString(), WorkDir: m.WorkingDir.ValueString(),
 		Env: env, Timeout: time.Duration(timeout) * time.Second,
 	}
-	res, err := eng.Exec(ctx, m.WorkspaceID.ValueString(), req)
-	shown := commandString(argv)
+	res, secrets, err := eng.ExecSecret(ctx, m.WorkspaceID.ValueString(), req, secretEnv)
+	shown := secrets.Text(commandString(argv))
 	if req.User != "" {
 		shown += " (as user " + req.User + ")"
 	}
@@ -110,8 +114,11 @@ func (m *commandModel) run(ctx context.Context, eng *workspace.Engine) diag.Diag
 		}
 		diags.AddError("Command failed",
 			fmt.Sprintf("%s exited with code %d.\n\nLast lines of %s:\n%s\n\nSet allow_non_zero_exit_code = true to record "+
-				"a non-zero exit instead of failing.", shown, res.ExitCode, stream, tail(string(out), stderrTailLines)))
+				"a non-zero exit instead of failing.", shown, res.ExitCode, stream, tail(secrets.Text(string(out)), stderrTailLines)))
 		return diags
+	}
+	if redactOutput {
+		res.Stdout, res.Stderr = secrets.Bytes(res.Stdout), secrets.Bytes(res.Stderr)
 	}
 	m.ExitCode = types.Int64Value(int64(res.ExitCode))
 	m.Stdout = types.StringValue(strings.ToValidUTF8(string(res.Stdout), "\uFFFD"))

@@ -37,8 +37,10 @@ type commandResource struct {
 
 type commandResourceModel struct {
 	commandModel
-	ID       types.String `tfsdk:"id"`
-	Triggers types.Map    `tfsdk:"triggers"`
+	ID                   types.String `tfsdk:"id"`
+	Triggers             types.Map    `tfsdk:"triggers"`
+	EnvironmentWO        types.Map    `tfsdk:"environment_wo"`
+	EnvironmentWOVersion types.Int64  `tfsdk:"environment_wo_version"`
 }
 
 func (r *commandResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -54,6 +56,7 @@ func (r *commandResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 		return schema.StringAttribute{Computed: true, MarkdownDescription: commandDocs[name],
 			PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}}
 	}
+	envWO, envWOVersion := commandEnvWOAttributes()
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Runs a command in a workspace once, when created, and again (as a replacement) whenever " +
 			"any argument or `triggers` changes; its exit code and output stay in state. Destroying it runs nothing. " +
@@ -83,6 +86,8 @@ func (r *commandResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 				Optional: true, ElementType: types.StringType, MarkdownDescription: commandDocs["environment"],
 				PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplace()},
 			},
+			"environment_wo":         envWO,
+			"environment_wo_version": envWOVersion,
 			"timeout": schema.Int64Attribute{
 				Optional: true, Computed: true, Default: int64default.StaticInt64(DefaultCommandTimeout),
 				MarkdownDescription: commandDocs["timeout"],
@@ -113,6 +118,7 @@ func (r *commandResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 func (r *commandResource) ConfigValidators(context.Context) []resource.ConfigValidator {
 	return []resource.ConfigValidator{
 		resourcevalidator.ExactlyOneOf(path.MatchRoot("command"), path.MatchRoot("shell")),
+		envWOValidator{},
 	}
 }
 
@@ -126,7 +132,11 @@ func (r *commandResource) Create(ctx context.Context, req resource.CreateRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	resp.Diagnostics.Append(m.run(ctx, r.eng)...)
+	secretEnv := configEnvWO(ctx, req.Config, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(m.run(ctx, r.eng, secretEnv, true)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}

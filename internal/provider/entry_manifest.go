@@ -25,6 +25,18 @@ func manifestEntryAttribute(shape string) schema.StringAttribute {
 	}
 }
 
+// sensitiveManifestEntryAttribute is manifestEntryAttribute marked
+// sensitive, for entries that carry content: the provider never learns
+// whether the configuration marked that content sensitive, so it is always
+// treated as if it had.
+func sensitiveManifestEntryAttribute(shape string) schema.StringAttribute {
+	a := manifestEntryAttribute(shape)
+	a.Sensitive = true
+	a.MarkdownDescription += " Sensitive, because it repeats the file's content, which may come from a sensitive value: " +
+		"plans show `(sensitive value)`, and `data.sandbox_manifest` renders a readable `review` of it."
+	return a
+}
+
 // errNoManifestEntry marks an entry that has no seed JSON form.
 var errNoManifestEntry = errors.New("no seed JSON form")
 

@@ -33,43 +33,50 @@ func (d *execDataSource) Metadata(_ context.Context, req datasource.MetadataRequ
 }
 
 func (d *execDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Runs a command in a workspace each time it is read (every plan and apply), and exposes its " +
+			"exit code and output, which are stored in state. Use it to probe a workspace (`python3 --version`); use " +
+			"`ephemeral \"sandbox_exec\"` when the output or the environment is secret, and `sandbox_command` for a " +
+			"command that should run once, on create and when its `triggers` change.",
+		Attributes: execAttributes(),
+	}
+}
+
+// execAttributes are the attributes of the sandbox_exec data source, which
+// the ephemeral sandbox_exec shares.
+func execAttributes() map[string]schema.Attribute {
 	opt := func(name string) schema.StringAttribute {
 		return schema.StringAttribute{Optional: true, MarkdownDescription: commandDocs[name]}
 	}
 	out := func(name string) schema.StringAttribute {
 		return schema.StringAttribute{Computed: true, MarkdownDescription: commandDocs[name]}
 	}
-	resp.Schema = schema.Schema{
-		MarkdownDescription: "Runs a command in a workspace each time it is read (every plan and apply), and exposes its " +
-			"exit code and output. Use it to probe a workspace (`python3 --version`); use `sandbox_command` for a command " +
-			"that should run once, on create and when its `triggers` change.",
-		Attributes: map[string]schema.Attribute{
-			"workspace_id": schema.StringAttribute{
-				Required: true, MarkdownDescription: commandDocs["workspace_id"],
-				Validators: []validator.String{workspaceIDValidator{}},
-			},
-			"command": schema.ListAttribute{
-				Optional: true, ElementType: types.StringType, MarkdownDescription: commandDocs["command"],
-				Validators: []validator.List{listvalidator.SizeAtLeast(1)},
-			},
-			"shell": opt("shell"),
-			"user":  opt("user"),
-			"working_dir": schema.StringAttribute{
-				Optional: true, MarkdownDescription: commandDocs["working_dir"],
-				Validators: []validator.String{workingDirValidator{}},
-			},
-			"environment": schema.MapAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: commandDocs["environment"]},
-			"timeout": schema.Int64Attribute{
-				Optional: true, MarkdownDescription: commandDocs["timeout"],
-				Validators: []validator.Int64{int64validator.Between(1, 86400)},
-			},
-			"allow_non_zero_exit_code": schema.BoolAttribute{Optional: true, MarkdownDescription: commandDocs["allow_non_zero_exit_code"]},
-			"exit_code":                schema.Int64Attribute{Computed: true, MarkdownDescription: commandDocs["exit_code"]},
-			"stdout":                   out("stdout"),
-			"stderr":                   out("stderr"),
-			"stdout_base64":            out("stdout_base64"),
-			"stderr_base64":            out("stderr_base64"),
+	return map[string]schema.Attribute{
+		"workspace_id": schema.StringAttribute{
+			Required: true, MarkdownDescription: commandDocs["workspace_id"],
+			Validators: []validator.String{workspaceIDValidator{}},
 		},
+		"command": schema.ListAttribute{
+			Optional: true, ElementType: types.StringType, MarkdownDescription: commandDocs["command"],
+			Validators: []validator.List{listvalidator.SizeAtLeast(1)},
+		},
+		"shell": opt("shell"),
+		"user":  opt("user"),
+		"working_dir": schema.StringAttribute{
+			Optional: true, MarkdownDescription: commandDocs["working_dir"],
+			Validators: []validator.String{workingDirValidator{}},
+		},
+		"environment": schema.MapAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: commandDocs["environment"]},
+		"timeout": schema.Int64Attribute{
+			Optional: true, MarkdownDescription: commandDocs["timeout"],
+			Validators: []validator.Int64{int64validator.Between(1, 86400)},
+		},
+		"allow_non_zero_exit_code": schema.BoolAttribute{Optional: true, MarkdownDescription: commandDocs["allow_non_zero_exit_code"]},
+		"exit_code":                schema.Int64Attribute{Computed: true, MarkdownDescription: commandDocs["exit_code"]},
+		"stdout":                   out("stdout"),
+		"stderr":                   out("stderr"),
+		"stdout_base64":            out("stdout_base64"),
+		"stderr_base64":            out("stderr_base64"),
 	}
 }
 
@@ -89,7 +96,7 @@ func (d *execDataSource) Read(ctx context.Context, req datasource.ReadRequest, r
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	resp.Diagnostics.Append(m.run(ctx, d.eng)...)
+	resp.Diagnostics.Append(m.run(ctx, d.eng, nil, true)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}

@@ -91,7 +91,7 @@ func (r *fileResource) Schema(_ context.Context, _ resource.SchemaRequest, resp 
 		Optional:            true,
 		MarkdownDescription: "Any number; change it to rewrite the file with the current `content_wo` (rotation).",
 	}
-	attrs["manifest_entry"] = manifestEntryAttribute("`{\"type\": \"file\", ..., \"content\": <text>}` (the seed's `File`) " +
+	attrs["manifest_entry"] = sensitiveManifestEntryAttribute("`{\"type\": \"file\", ..., \"content\": <text>}` (the seed's `File`) " +
 		"or, with `source`, `{\"type\": \"local_file\", ..., \"src\": <source>}` (`LocalFile`). With `content_wo` the " +
 		"content is rendered as null (a secret never lands in state), so the seed cannot load that entry until the content " +
 		"is supplied. Binary `content_base64` that is not UTF-8 text has no seed JSON form (the seed cannot dump it either): " +

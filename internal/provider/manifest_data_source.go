@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/mount"
 )
 
 var _ datasource.DataSourceWithValidateConfig = (*manifestDataSource)(nil)
@@ -38,6 +39,7 @@ type manifestDataModel struct {
 	ExtraPathGrants []grantModel         `tfsdk:"extra_path_grants"`
 	JSON            types.String         `tfsdk:"json"`
 	JSONIndented    types.String         `tfsdk:"json_indented"`
+	Review          types.String         `tfsdk:"review"`
 }
 
 func (d *manifestDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -67,8 +69,9 @@ func (d *manifestDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 			"environment": schema.MapAttribute{
 				Optional: true, ElementType: types.StringType,
 				MarkdownDescription: "Environment variables of the manifest (`environment.value`), written as plain strings in " +
-					"byte order of their names. The values appear in `json` in clear text, in plans and state, whatever their " +
-					"sensitivity: put no secret here (give a secret to the workspace with `sandbox_file.content_wo`).",
+					"byte order of their names. The values are in `json` (sensitive) and replaced in `review`; they are kept " +
+					"in state in clear text, so give a real secret to the workspace with `environment_wo` or " +
+					"`sandbox_file.content_wo` instead.",
 			},
 			"users": schema.ListAttribute{
 				Optional: true, ElementType: types.StringType,
@@ -94,14 +97,24 @@ func (d *manifestDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 				}},
 			},
 			"json": schema.StringAttribute{
-				Computed: true,
+				Computed: true, Sensitive: true,
 				MarkdownDescription: "The manifest as compact JSON, byte for byte the seed's `model_dump_json()`: `version` 1, " +
 					"`root`, `entries`, `environment` (`{\"value\": {...}}`), `users`, `groups`, `extra_path_grants`, " +
-					"`remote_mount_command_allowlist` (the seed's default list), keys in the seed's field order, nulls included.",
+					"`remote_mount_command_allowlist` (the seed's default list), keys in the seed's field order, nulls included. " +
+					"Sensitive, since it carries file content and environment values that may be secret: plans show " +
+					"`(sensitive value)`; read `review` instead, and write `json` with `local_sensitive_file` (or wrap it in " +
+					"`nonsensitive()` when you know it holds no secret).",
 			},
 			"json_indented": schema.StringAttribute{
-				Computed:            true,
-				MarkdownDescription: "The same manifest indented with two spaces, for `local_file` outputs people read.",
+				Computed: true, Sensitive: true,
+				MarkdownDescription: "The same manifest indented with two spaces, for files people read. Sensitive, as `json`.",
+			},
+			"review": schema.StringAttribute{
+				Computed: true,
+				MarkdownDescription: "The manifest as `json_indented`, readable in plans: every `file` entry's `content` is " +
+					"replaced by `(sensitive value, sha256 <hex>)` (the digest `sandbox_file` shows as `content_sha256`), " +
+					"every environment value and every mount credential field by `(sensitive value)`; paths, types, modes, " +
+					"groups, sources and refs are shown as they are. Not loadable by the Python SDK.",
 			},
 		},
 	}
@@ -189,12 +202,14 @@ func (d *manifestDataSource) Read(ctx context.Context, req datasource.ReadReques
 		return
 	}
 	compact, err := man.JSON()
+	var indented, review []byte
 	if err == nil {
-		var indented []byte
-		if indented, err = man.IndentedJSON(); err == nil {
-			m.JSON, m.JSONIndented = types.StringValue(string(compact)), types.StringValue(string(indented))
-		}
+		indented, err = man.IndentedJSON()
 	}
+	if err == nil {
+		review, err = man.Review(mount.AuthorityFields).IndentedJSON()
+	}
+	m.JSON, m.JSONIndented, m.Review = types.StringValue(string(compact)), types.StringValue(string(indented)), types.StringValue(string(review))
 	if err != nil {
 		resp.Diagnostics.AddError("Rendering the manifest failed", err.Error())
 		return

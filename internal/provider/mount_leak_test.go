@@ -223,13 +223,7 @@ func TestAccMount_noSecretLeaks(t *testing.T) {
 	if !strings.Contains(places["apply.log"], "sandbox_s3_mount") || !strings.Contains(places["apply.log"], "TRACE") {
 		t.Fatalf("apply.log holds no trace of the provider: the log check would prove nothing")
 	}
-	for name, v := range secrets {
-		for place, text := range places {
-			if strings.Contains(text, v) {
-				t.Errorf("secret %s leaked into %s", name, place)
-			}
-		}
-	}
+	noLeaks(t, secrets, places)
 	if n := len(plugin.Names()); n != 0 {
 		t.Errorf("%d volumes survived destroy", n)
 	}

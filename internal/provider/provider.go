@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
 	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
@@ -30,8 +31,9 @@ const Address = "registry.terraform.io/agentsandbox/sandbox"
 const DefaultLocalBaseDir = ".sandbox"
 
 var (
-	_ provider.Provider              = (*sandboxProvider)(nil)
-	_ provider.ProviderWithFunctions = (*sandboxProvider)(nil)
+	_ provider.Provider                       = (*sandboxProvider)(nil)
+	_ provider.ProviderWithFunctions          = (*sandboxProvider)(nil)
+	_ provider.ProviderWithEphemeralResources = (*sandboxProvider)(nil)
 )
 
 type sandboxProvider struct {
@@ -200,6 +202,7 @@ func (p *sandboxProvider) Configure(ctx context.Context, req provider.ConfigureR
 	eng := workspace.New(workspace.Config{LocalBaseDir: filepath.Clean(base), WorkingDir: wd, Grants: grants, Docker: dockerCfg})
 	resp.ResourceData = eng
 	resp.DataSourceData = eng
+	resp.EphemeralResourceData = eng
 }
 
 func (p *sandboxProvider) Resources(_ context.Context) []func() resource.Resource {
@@ -226,6 +229,10 @@ func (p *sandboxProvider) DataSources(_ context.Context) []func() datasource.Dat
 		NewWorkspaceDataSource,
 		NewManifestDataSource,
 	}
+}
+
+func (p *sandboxProvider) EphemeralResources(_ context.Context) []func() ephemeral.EphemeralResource {
+	return []func() ephemeral.EphemeralResource{NewExecEphemeralResource}
 }
 
 func (p *sandboxProvider) Functions(_ context.Context) []func() function.Function {

@@ -43,6 +43,8 @@ type workspaceModel struct {
 	Docker        types.Object `tfsdk:"docker"`
 	KeepOnDestroy types.Bool   `tfsdk:"keep_on_destroy"`
 	Environment   types.Map    `tfsdk:"environment"`
+	EnvironmentWO types.Map    `tfsdk:"environment_wo"`
+	EnvWOVersion  types.Int64  `tfsdk:"environment_wo_version"`
 	Users         types.List   `tfsdk:"users"`
 	Groups        types.List   `tfsdk:"groups"`
 	ExposedPorts  types.List   `tfsdk:"exposed_ports"`
@@ -206,6 +208,7 @@ func (r *workspaceResource) Create(ctx context.Context, req resource.CreateReque
 	var err error
 	if !m.Docker.IsNull() {
 		spec := dockerSpec(ctx, m, &resp.Diagnostics)
+		spec.SecretEnvironment = configEnvWO(ctx, req.Config, &resp.Diagnostics)
 		if resp.Diagnostics.HasError() {
 			return
 		}

@@ -38,6 +38,7 @@ func (r *workspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 	userAttrs := map[string]schema.Attribute{
 		"name": schema.StringAttribute{Required: true, MarkdownDescription: "User name (the seed's `User.name`)."},
 	}
+	envWO, envWOVersion := workspaceEnvWOAttributes()
 	resp.Schema = schema.Schema{
 		Version: 1,
 		MarkdownDescription: "A sandbox workspace: a root directory that entries (`sandbox_dir`, `sandbox_file`, " +
@@ -96,9 +97,11 @@ func (r *workspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 				ElementType: types.StringType,
 				MarkdownDescription: "Environment variables of the workspace (the seed's manifest `environment`), name to " +
 					"value: the container's environment on the docker backend. Values are kept in state in clear text; " +
-					"give secrets to the workspace with `sandbox_file.content_wo` instead. " + replaceIfDockerDesc,
+					"give secrets with `environment_wo` (docker) or `sandbox_file.content_wo` instead. " + replaceIfDockerDesc,
 				PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplaceIf(replaceMapIfDocker, replaceIfDockerDesc, replaceIfDockerDesc)},
 			},
+			"environment_wo":         envWO,
+			"environment_wo_version": envWOVersion,
 			"users": schema.ListNestedAttribute{
 				Optional: true,
 				MarkdownDescription: "Users to provision (the seed's manifest `users`): on the docker backend each " +

@@ -22,7 +22,8 @@ resource "sandbox_local_dir" "skills" {
 }
 
 # The same workspace as the Python SDK's Manifest JSON: review it in the
-# plan, or hand it to Manifest.model_validate_json() in the agent process.
+# plan (`review`), or hand `json` to Manifest.model_validate_json() in the
+# agent process (`json` is sensitive: it may carry secret file content).
 data "sandbox_manifest" "workspace" {
   entries = {
     (sandbox_dir.tasks.path)        = sandbox_dir.tasks.manifest_entry
@@ -34,6 +35,11 @@ data "sandbox_manifest" "workspace" {
   groups      = [{ name = "agents", users = ["agent"] }]
 }
 
+output "manifest_review" {
+  value = data.sandbox_manifest.workspace.review
+}
+
 output "manifest" {
-  value = jsondecode(data.sandbox_manifest.workspace.json)
+  value     = data.sandbox_manifest.workspace.json
+  sensitive = true
 }

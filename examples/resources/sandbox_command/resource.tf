@@ -15,3 +15,17 @@ resource "sandbox_command" "venv" {
   timeout      = 600
   triggers     = { requirements = sandbox_file.requirements.content_sha256 }
 }
+
+variable "api_token" {
+  type      = string
+  sensitive = true
+}
+
+# A secret reaches the command through its environment only: never state,
+# plans or the command line, and it is REDACTED from stdout and stderr.
+resource "sandbox_command" "login" {
+  workspace_id           = sandbox_workspace.ws.id
+  shell                  = "curl -fsS -H \"Authorization: Bearer $API_TOKEN\" https://api.example.com/v1/ping"
+  environment_wo         = { API_TOKEN = var.api_token }
+  environment_wo_version = 1 # change it to run again with a rotated token
+}

@@ -16,6 +16,11 @@ output "preview_url" {
   value = sandbox_workspace.agent.endpoints[0].url_http
 }
 
+variable "api_token" {
+  type      = string
+  sensitive = true
+}
+
 # A container workspace: root defaults to /workspace inside the container,
 # users and groups are provisioned there, and each exposed port is
 # published on 127.0.0.1 with an ephemeral host port (see endpoints).
@@ -27,10 +32,13 @@ resource "sandbox_workspace" "container" {
     labels       = { "com.example.owner" = "evals" }
     fuse         = false # true adds /dev/fuse, SYS_ADMIN, apparmor:unconfined
   }
-  environment   = { LANG = "C.UTF-8" }
-  users         = [{ name = "agent" }]
-  groups        = [{ name = "team", users = [{ name = "agent" }] }]
-  exposed_ports = [8080]
+  environment = { LANG = "C.UTF-8" }
+  # Container environment kept out of state (docker inspect still shows it).
+  environment_wo         = { API_TOKEN = var.api_token }
+  environment_wo_version = 1
+  users                  = [{ name = "agent" }]
+  groups                 = [{ name = "team", users = [{ name = "agent" }] }]
+  exposed_ports          = [8080]
 }
 
 output "container_url" {

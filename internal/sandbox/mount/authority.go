@@ -375,3 +375,9 @@ func analyzeExtraArgs(args []any) (safe bool, configPaths []string, invalidConfi
 	}
 	return safe, configPaths, invalidConfigPath
 }
+
+// AuthorityFields returns the authority fields of mount type typ (none for
+// another type), in the Python SDK's order.
+func AuthorityFields(typ string) []string {
+	return append([]string(nil), authorityFields[typ]...)
+}

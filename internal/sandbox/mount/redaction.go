@@ -11,7 +11,7 @@ import (
 
 // Redacted replaces every secret in a redacted error text, the seed's
 // "REDACTED" marker.
-const Redacted = "REDACTED"
+const Redacted = sandbox.Redacted
 
 // Messages of the errors Sanitize builds (SPEC §5.7), verbatim from the seed.
 const (
@@ -228,16 +228,7 @@ func Redact(err error, secrets []string) error {
 }
 
 func redactText(text string, secrets []string) string {
-	for _, s := range secrets {
-		if s == "" {
-			continue
-		}
-		text = strings.ReplaceAll(text, s, Redacted)
-		if q := sandbox.ShellQuote(s); q != s {
-			text = strings.ReplaceAll(text, q, Redacted)
-		}
-	}
-	return text
+	return sandbox.RedactText(text, secrets)
 }
 
 func redactValue(v any, secrets []string) any {

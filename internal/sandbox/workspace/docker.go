@@ -35,6 +35,10 @@ type DockerSpec struct {
 	ExposedPorts []int
 	Users        []sandbox.User
 	Groups       []sandbox.Group
+	// SecretEnvironment is added to the container environment but never
+	// read back as Environment (see docker.Spec.SecretEnvironment); its
+	// values are redacted from creation errors and from command output.
+	SecretEnvironment map[string]string
 	// Volumes are existing named volumes mounted into the container at
 	// creation, each at an absolute target (see VolumeMount). A volume the
 	// daemon does not have fails the creation with a *MissingVolumeError.
@@ -57,10 +61,11 @@ func (e *Engine) CreateDocker(ctx context.Context, spec DockerSpec) (*Workspace,
 	b, err := e.docker.Create(ctx, docker.Spec{
 		WorkspaceID: id, Image: spec.Image, PullPolicy: spec.PullPolicy, NetworkMode: spec.NetworkMode,
 		Labels: spec.Labels, FUSE: spec.FUSE, RestartPolicy: spec.RestartPolicy, Root: root, Environment: spec.Environment,
-		ExposedPorts: spec.ExposedPorts, Users: spec.Users, Groups: spec.Groups, Volumes: spec.Volumes,
+		SecretEnvironment: spec.SecretEnvironment,
+		ExposedPorts:      spec.ExposedPorts, Users: spec.Users, Groups: spec.Groups, Volumes: spec.Volumes,
 	})
 	if err != nil {
-		return nil, err
+		return nil, envSecrets(spec.SecretEnvironment).Error(err)
 	}
 	return &Workspace{ID: DockerID(id), UUID: id, Kind: docker.Kind, Root: root, ContainerID: b.ContainerID(), Running: true,
 		StartedAt: b.StartedAt(ctx), Backend: b, drv: e.drivers[docker.Kind]}, nil
@@ -182,4 +187,9 @@ func parseDockerID(id, rest string) (Ref, error) {
 		return Ref{}, fmt.Errorf("%q is not a workspace id: after \"docker:\" comes the workspace UUID; %s", id, idHelp)
 	}
 	return Ref{Kind: docker.Kind, UUID: rest}, nil
+}
+
+// secretEnvironment reads the container's write-only environment values.
+func (d dockerDriver) secretEnvironment(ctx context.Context, w *Workspace) ([]string, error) {
+	return d.e.docker.Open(w.ContainerID, w.Root).SecretEnvironment(ctx)
 }

@@ -157,3 +157,7 @@ func splitLocalEntryID(id, rest string) (wsRest, rel string, err error) {
 	}
 	return "", "", fmt.Errorf("%q: no directory along %s carries the marker of workspace %s", id, after, u)
 }
+
+// secretEnvironment is empty: a local workspace has no write-only
+// environment (it would have to be stored in a file).
+func (localDriver) secretEnvironment(context.Context, *Workspace) ([]string, error) { return nil, nil }

@@ -34,6 +34,9 @@ type driver interface {
 	// mountsOnHost reports whether mount helpers run on the host, so a
 	// mount path must stay inside the root.
 	mountsOnHost() bool
+	// secretEnvironment returns the values of the workspace's write-only
+	// environment, to redact from what its commands print.
+	secretEnvironment(ctx context.Context, w *Workspace) ([]string, error)
 }
 
 // kindForm is how one kind's ids are written: parse reads what follows

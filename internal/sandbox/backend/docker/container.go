@@ -59,6 +59,11 @@ type Spec struct {
 	Root string
 	// Environment is the container environment (the manifest's).
 	Environment map[string]string
+	// SecretEnvironment is added to the container environment too, but only
+	// its names are recorded in LabelSpec, apart from Environment's, so it is
+	// never read back as Environment; commands run in the container have its
+	// values redacted from their output (see Backend.SecretEnvironment).
+	SecretEnvironment map[string]string
 	// ExposedPorts are published on 127.0.0.1 with ephemeral host ports.
 	ExposedPorts []int
 	// Users and Groups are provisioned after start (SPEC §4.1).
@@ -87,6 +92,11 @@ func (s Spec) Validate() error {
 	}
 	if s.NetworkMode == "none" && len(s.ExposedPorts) > 0 {
 		return errors.New(NetworkNoneMessage)
+	}
+	for k := range s.SecretEnvironment {
+		if _, ok := s.Environment[k]; ok {
+			return fmt.Errorf("environment variable %s is given both as a plain and as a secret value", k)
+		}
 	}
 	return ValidateVolumes(s.Root, s.Volumes)
 }
@@ -181,8 +191,11 @@ func containerConfig(s Spec) (*container.Config, *container.HostConfig) {
 	labels[LabelWorkspaceID] = s.WorkspaceID
 	labels[LabelRoot] = s.Root
 	labels[LabelSpec] = specLabelOf(s)
-	env := make([]string, 0, len(s.Environment))
+	env := make([]string, 0, len(s.Environment)+len(s.SecretEnvironment))
 	for k, v := range s.Environment {
+		env = append(env, k+"="+v)
+	}
+	for k, v := range s.SecretEnvironment {
 		env = append(env, k+"="+v)
 	}
 	sort.Strings(env)

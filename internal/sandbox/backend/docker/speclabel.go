@@ -10,17 +10,21 @@ import (
 
 // LabelSpec is the container label holding, as JSON, what a container
 // cannot otherwise give back when it is imported: its exposed ports, users,
-// groups and the names of its environment variables (their values are in
-// the container's configuration; the label holds no value) and its volume
+// groups and the names of its environment variables, plain and secret
+// apart (their values are in the container's configuration; the label holds
+// no value) and its volume
 // mounts (names and targets; a volume's driver options are never in it).
 const LabelSpec = "sandbox.spec"
 
 type specLabel struct {
-	ExposedPorts []int        `json:"exposed_ports,omitempty"`
-	Users        []string     `json:"users,omitempty"`
-	Groups       []specGroup  `json:"groups,omitempty"`
-	Environment  []string     `json:"environment,omitempty"`
-	Volumes      []specVolume `json:"volumes,omitempty"`
+	ExposedPorts []int       `json:"exposed_ports,omitempty"`
+	Users        []string    `json:"users,omitempty"`
+	Groups       []specGroup `json:"groups,omitempty"`
+	Environment  []string    `json:"environment,omitempty"`
+	// SecretEnvironment names the variables of Spec.SecretEnvironment
+	// (names only).
+	SecretEnvironment []string     `json:"secret_environment,omitempty"`
+	Volumes           []specVolume `json:"volumes,omitempty"`
 }
 
 type specVolume struct {
@@ -50,6 +54,10 @@ func specLabelOf(s Spec) string {
 		l.Environment = append(l.Environment, k)
 	}
 	sort.Strings(l.Environment)
+	for k := range s.SecretEnvironment {
+		l.SecretEnvironment = append(l.SecretEnvironment, k)
+	}
+	sort.Strings(l.SecretEnvironment)
 	for _, v := range s.Volumes {
 		l.Volumes = append(l.Volumes, specVolume(v))
 	}

@@ -126,3 +126,24 @@ func TestSameVolume(t *testing.T) {
 func volumeOf(name, driver string, options map[string]string) volume.Volume {
 	return volume.Volume{Name: name, Driver: driver, Options: options}
 }
+
+func TestSpecLabelSecretEnvironment(t *testing.T) {
+	s := Spec{Image: "x", Environment: map[string]string{"A": "1"}, SecretEnvironment: map[string]string{"K": "hush-7"}}
+	label := specLabelOf(s)
+	if strings.Contains(label, "hush-7") || !strings.Contains(label, `"secret_environment":["K"]`) {
+		t.Fatalf("label %s", label)
+	}
+	var info Info
+	readSpecLabel(label, []string{"A=1", "K=hush-7"}, &info)
+	if len(info.Environment) != 1 || info.Environment["A"] != "1" {
+		t.Errorf("environment read back: %v", info.Environment)
+	}
+	cfg, _ := containerConfig(s)
+	if strings.Join(cfg.Env, ",") != "A=1,K=hush-7" {
+		t.Errorf("container env %v", cfg.Env)
+	}
+	s.Environment["K"] = "2"
+	if err := s.Validate(); err == nil || strings.Contains(err.Error(), "hush-7") {
+		t.Errorf("Validate of a name given twice: %v", err)
+	}
+}

@@ -1,0 +1,62 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+var _ resource.ResourceWithConfigValidators = (*workspaceResource)(nil)
+
+// workspaceEnvWODescription adds what environment_wo means for a workspace.
+const workspaceEnvWODescription = " Docker backend only: the variables are part of the container's environment, so every " +
+	"command run in it (and whoever can `docker inspect` the container) sees them, but they are never in Terraform state, " +
+	"in the container's labels or in `environment` after an import. The local backend refuses it at plan time: a local " +
+	"workspace has no process of its own to hold it, and recording it would write it to a file on the host; give " +
+	"secrets to its commands with `sandbox_command.environment_wo`."
+
+// workspaceEnvWOAttributes are environment_wo and its version on
+// sandbox_workspace: a new version re-creates the container.
+func workspaceEnvWOAttributes() (schema.MapAttribute, schema.Int64Attribute) {
+	wo, version := envWOAttributes("re-create the container (a replacement of the workspace)", int64planmodifier.RequiresReplace())
+	wo.MarkdownDescription += workspaceEnvWODescription
+	return wo, version
+}
+
+func (r *workspaceResource) ConfigValidators(context.Context) []resource.ConfigValidator {
+	return []resource.ConfigValidator{workspaceEnvWOValidator{}}
+}
+
+// workspaceEnvWOValidator checks environment_wo at plan time: Docker only,
+// and the rules of envWOValidator.
+type workspaceEnvWOValidator struct{}
+
+func (workspaceEnvWOValidator) Description(context.Context) string {
+	return "environment_wo needs a docker workspace"
+}
+
+func (v workspaceEnvWOValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (workspaceEnvWOValidator) ValidateResource(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var local types.Object
+	var wo types.Map
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("local"), &local)...)
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("environment_wo"), &wo)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !local.IsNull() && !wo.IsNull() {
+		resp.Diagnostics.AddAttributeError(path.Root("environment_wo"), "environment_wo needs a Docker workspace",
+			"a local workspace has no process of its own to hold secret environment variables, and recording them "+
+				"would write them to a file on the host. Give secrets to commands with sandbox_command.environment_wo, "+
+				"or to files with sandbox_file.content_wo.")
+		return
+	}
+	checkEnvWO(ctx, req.Config, &resp.Diagnostics)
+}
