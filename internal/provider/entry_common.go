@@ -120,6 +120,10 @@ func parseEntryImportID(id string) (string, string, error) {
 	if err == nil && !workspace.ValidID(ws) {
 		err = fmt.Errorf("%q does not start with a workspace id", id)
 	}
+	if err == nil && workspace.ValidUUID(ws) {
+		err = fmt.Errorf("%q starts with a bare UUID: use the workspace's id as state shows it, "+
+			"docker:<uuid> or local:<uuid>:<root>", id)
+	}
 	if err != nil {
 		return "", "", fmt.Errorf("expected an import ID of the form <workspace_id>/<path>, such as "+
 			"docker:0b6f3c2e-6a41-4c9e-9d1a-3f0e2b7c5d11/config/app.toml: %w", err)

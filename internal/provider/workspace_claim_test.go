@@ -66,7 +66,7 @@ resource "sandbox_file" "f" {
 				ResourceName:  "sandbox_workspace.ws",
 				ImportState:   true,
 				ImportStateId: decoy,
-				ExpectError:   errRe("is not a workspace of this provider, so it cannot be imported"),
+				ExpectError:   errRe("is not a workspace of this provider"),
 			},
 			{
 				PreConfig: decoyUntouched,

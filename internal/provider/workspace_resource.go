@@ -114,7 +114,8 @@ func (r *workspaceResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		return
 	}
 	if !req.State.Raw.IsNull() && !plan.ID.IsUnknown() {
-		planRestart(ctx, req, resp)
+		paused, _ := req.Private.GetKey(ctx, privatePausedKey)
+		planRestart(ctx, req, resp, string(paused) == "true")
 	}
 	if plan.Local.IsNull() || plan.Root.IsUnknown() || plan.Root.IsNull() {
 		return // only a local root is a host directory
@@ -134,14 +135,18 @@ func (r *workspaceResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 }
 
 // planRestart plans a stopped container's start: running becomes true, and
-// started_at and endpoints (the host ports) are known only after it.
-func planRestart(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+// started_at and endpoints (the host ports) are known only after it. A
+// paused container is unpaused: it keeps its start time and ports.
+func planRestart(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, paused bool) {
 	var running types.Bool
 	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("running"), &running)...)
 	if running.IsNull() || running.IsUnknown() || running.ValueBool() {
 		return
 	}
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("running"), true)...)
+	if paused {
+		return
+	}
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("started_at"), types.StringUnknown())...)
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("endpoints"),
 		types.ListUnknown(types.ObjectType{AttrTypes: endpointAttrTypes}))...)
@@ -284,8 +289,13 @@ func (r *workspaceResource) Read(ctx context.Context, req resource.ReadRequest, 
 		m.Users = types.ListNull(types.ObjectType{AttrTypes: userAttrTypes})
 	}
 	// A stopped container has no port bindings: its endpoints are known
-	// again once the apply has started it.
-	if w.Running {
+	// again once the apply has started it. A paused one keeps them.
+	pausedFlag := []byte("false")
+	if w.Paused {
+		pausedFlag = []byte("true")
+	}
+	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privatePausedKey, pausedFlag)...)
+	if w.Running || w.Paused {
 		if err := r.endpoints(ctx, w, &m); err != nil {
 			addEngineError(&resp.Diagnostics, "Computing endpoints failed", err)
 			return

@@ -74,6 +74,9 @@ func validateDocker(ctx context.Context, m workspaceModel, diags *diag.Diagnosti
 	case m.Root.IsNull():
 		root = workspace.DefaultDockerRoot
 	}
+	if err := workspace.CheckDockerRoot(root); err != nil {
+		diags.AddAttributeError(path.Root("root"), "Unusable workspace root", err.Error())
+	}
 	validateVolumes(ctx, d.Volumes, root, diags)
 }
 

@@ -18,6 +18,10 @@ import (
 // daemon a docker workspace was created on.
 const privateDaemonKey = "docker_daemon"
 
+// privatePausedKey records whether the container was paused (rather than
+// stopped) when last read: unpausing changes neither started_at nor ports.
+const privatePausedKey = "paused"
+
 type privateDaemon struct {
 	ID string `json:"id"`
 }

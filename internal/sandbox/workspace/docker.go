@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"strings"
 
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/fshelper"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/mount"
 
 	"github.com/google/uuid"
@@ -142,7 +144,7 @@ func (d dockerDriver) open(ctx context.Context, ref Ref) (*Workspace, error) {
 		root = DefaultDockerRoot
 	}
 	return &Workspace{ID: DockerID(ref.UUID), UUID: ref.UUID, Kind: docker.Kind, Root: root, ContainerID: c.ID,
-		Running: c.Running, StartedAt: c.StartedAt, Backend: d.e.docker.Open(c.ID, root), drv: d}, nil
+		Running: c.Running, Paused: c.Paused, StartedAt: c.StartedAt, Backend: d.e.docker.Open(c.ID, root), drv: d}, nil
 }
 
 func (d dockerDriver) destroy(ctx context.Context, w *Workspace) error {
@@ -192,4 +194,16 @@ func parseDockerID(id, rest string) (Ref, error) {
 // secretEnvironment reads the container's write-only environment values.
 func (d dockerDriver) secretEnvironment(ctx context.Context, w *Workspace) ([]string, error) {
 	return d.e.docker.Open(w.ContainerID, w.Root).SecretEnvironment(ctx)
+}
+
+// CheckDockerRoot refuses a container root that would hold the provider's
+// file helper (HelperDir, outside every workspace) or be the whole
+// filesystem; "" (not known yet) passes.
+func CheckDockerRoot(root string) error {
+	h := fshelper.HelperDir
+	if root == "/" || root == h || strings.HasPrefix(root, h+"/") || strings.HasPrefix(h, root+"/") {
+		return fmt.Errorf("root %q would hold the provider's file helper (%s) inside the workspace; choose a directory such as %q",
+			root, h, DefaultDockerRoot)
+	}
+	return nil
 }

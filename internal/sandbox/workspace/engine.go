@@ -92,8 +92,9 @@ type Workspace struct {
 	// ContainerID is the container of a docker workspace, else "".
 	ContainerID string
 	// Running is false for a docker workspace whose container is stopped
-	// or paused; a local workspace is always running.
-	Running bool
+	// or paused; a local workspace is always running. Paused is true for a
+	// paused container, which keeps its processes, start time and ports.
+	Running, Paused bool
 	// StartedAt is when the container was last started (RFC 3339, as the
 	// daemon reports it), "" for a local workspace.
 	StartedAt string

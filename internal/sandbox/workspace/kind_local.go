@@ -53,7 +53,7 @@ func (e *Engine) AdoptLocal(ctx context.Context, root string) (*Workspace, error
 	root = filepath.Clean(root)
 	m, err := readLocalMarker(root)
 	if err != nil {
-		return nil, fmt.Errorf("%s is not a workspace of this provider, so it cannot be imported: %w", root, err)
+		return nil, fmt.Errorf("%s is not a workspace of this provider (only a directory the provider created carries the marker): %w", root, err)
 	}
 	return e.Open(ctx, LocalID(m.ID, root))
 }

@@ -248,6 +248,14 @@ func (d *Daemon) installHelperByShell(ctx context.Context, containerID string, h
 // backend sentinel.
 func (b *Backend) helper(ctx context.Context, op, rel, arg string, stdin io.Reader) (fshelper.Response, error) {
 	p, err := b.d.ensureHelper(ctx, b.id)
+	if errors.Is(err, backend.ErrStopped) && changes(op) {
+		// Only an apply changes anything: a stopped container is started
+		// for it (a plan, which only reads, leaves it stopped).
+		if serr := b.Start(ctx); serr != nil {
+			return fshelper.Response{}, fmt.Errorf("%w; starting it failed: %w", err, serr)
+		}
+		p, err = b.d.ensureHelper(ctx, b.id)
+	}
 	if err != nil {
 		return fshelper.Response{}, err
 	}
@@ -268,4 +276,15 @@ func (b *Backend) helper(ctx context.Context, op, rel, arg string, stdin io.Read
 		return r, r.Error.Err()
 	}
 	return r, nil
+}
+
+// changes reports whether a helper operation changes the workspace; only
+// such operations start a stopped container. An operation not listed here
+// never does.
+func changes(op string) bool {
+	switch op {
+	case fshelper.OpWrite, fshelper.OpMkdir, fshelper.OpChmod, fshelper.OpChgrp, fshelper.OpRemove, fshelper.OpRemoveAll, OpInitRoot:
+		return true
+	}
+	return false
 }

@@ -13,8 +13,9 @@ import (
 type Found struct {
 	// ID is the container's full id; Root its LabelRoot.
 	ID, Root string
-	// Running is false for a stopped or paused container.
-	Running bool
+	// Running is false for a stopped or paused container; Paused tells
+	// the two apart (a paused one keeps its processes and ports).
+	Running, Paused bool
 	// StartedAt is when it was last started (RFC 3339).
 	StartedAt string
 }
@@ -29,7 +30,7 @@ func (d *Daemon) Lookup(ctx context.Context, uuid string) (Found, bool, error) {
 		return Found{}, false, err
 	}
 	if !ok || c.Config == nil || c.Config.Labels[LabelWorkspaceID] != uuid {
-		cid, _, err := d.FindWorkspace(ctx, uuid)
+		cid, err := d.labelledOnce(ctx, uuid)
 		if err != nil || cid == "" {
 			return Found{}, false, err
 		}
@@ -43,6 +44,7 @@ func (d *Daemon) Lookup(ctx context.Context, uuid string) (Found, bool, error) {
 	}
 	if c.State != nil {
 		f.Running = c.State.Running && !c.State.Paused
+		f.Paused = c.State.Paused
 		f.StartedAt = c.State.StartedAt
 	}
 	return f, true, nil
@@ -117,4 +119,37 @@ func (d *Daemon) DaemonID(ctx context.Context) (string, error) {
 	d.daemonID = info.Info.ID
 	d.mu.Unlock()
 	return info.Info.ID, nil
+}
+
+// labelledOnce returns the one container (renamed, so not found by its
+// name) that was given the label of workspace uuid at creation, or "" when
+// there is none. A container that only inherited the label from its image
+// (one run from a `docker commit` of the workspace) is not the workspace;
+// two that both carry it are an error, never a silent choice.
+func (d *Daemon) labelledOnce(ctx context.Context, uuid string) (string, error) {
+	cli, err := d.api()
+	if err != nil {
+		return "", err
+	}
+	res, err := cli.ContainerList(ctx, client.ContainerListOptions{
+		All: true, Filters: make(client.Filters).Add("label", LabelWorkspaceID+"="+uuid),
+	})
+	if err != nil {
+		return "", err
+	}
+	var own []string
+	for _, c := range res.Items {
+		if img, err := cli.ImageInspect(ctx, c.ImageID); err == nil && img.Config != nil && img.Config.Labels[LabelWorkspaceID] == uuid {
+			continue // inherited from a committed image
+		}
+		own = append(own, c.ID)
+	}
+	switch len(own) {
+	case 0:
+		return "", nil
+	case 1:
+		return own[0], nil
+	}
+	return "", fmt.Errorf("%d containers carry the label %s=%s and none is named sandbox-%s: the workspace cannot be told apart "+
+		"from its copies; remove the copies, or rename the workspace's container back to sandbox-%s", len(own), LabelWorkspaceID, uuid, uuid, uuid)
 }
