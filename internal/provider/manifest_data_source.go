@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
@@ -69,6 +70,7 @@ func (d *manifestDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 				MarkdownDescription: "Environment variables of the manifest (`environment.value`), written as plain strings in " +
 					"byte order of their names. The values appear in `json` in clear text, in plans and state, whatever their " +
 					"sensitivity: put no secret here (give a secret to the workspace with `sandbox_file.content_wo`).",
+				Validators: []validator.Map{envMapValidator{}},
 			},
 			"users": schema.ListAttribute{
 				Optional: true, ElementType: types.StringType,

@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
@@ -73,7 +74,8 @@ func (p *sandboxProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 				Optional: true,
 				MarkdownDescription: "Directory that holds default local workspace roots (`<local_base_dir>/<id>`) and the workspace " +
 					"registry (`<local_base_dir>/.workspaces/`). Relative paths are relative to Terraform's working directory. " +
-					"Default `" + DefaultLocalBaseDir + "`.",
+					"Default `" + DefaultLocalBaseDir + "`. The file system root `/` is refused at plan time.",
+				Validators: []validator.String{localBaseDirValidator},
 			},
 			"docker_host": schema.StringAttribute{
 				Optional: true,

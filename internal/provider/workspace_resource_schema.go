@@ -35,7 +35,9 @@ const replaceIfDockerDesc = "Changing it replaces a docker workspace (the contai
 
 func (r *workspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	userAttrs := map[string]schema.Attribute{
-		"name": schema.StringAttribute{Required: true, MarkdownDescription: "User name (the seed's `User.name`)."},
+		"name": schema.StringAttribute{Required: true, MarkdownDescription: "User name (the seed's `User.name`): a POSIX " +
+			"portable name (letters, digits, `.`, `_`, `-`; not starting with `-` or `.`; at most 32 bytes; not all digits; " +
+			"not `root`), checked at plan time.", Validators: []validator.String{accountNameValidator("user")}},
 	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A sandbox workspace: a root directory that entries (`sandbox_dir`, `sandbox_file`, " +
@@ -83,6 +85,7 @@ func (r *workspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 					"value: the container's environment on the docker backend. Values are kept in state in clear text; " +
 					"give secrets to the workspace with `sandbox_file.content_wo` instead. " + replaceIfDockerDesc,
 				PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplaceIf(replaceMapIfDocker, replaceIfDockerDesc, replaceIfDockerDesc)},
+				Validators:    []validator.Map{envMapValidator{}},
 			},
 			"users": schema.ListNestedAttribute{
 				Optional: true,
@@ -101,7 +104,8 @@ func (r *workspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 					"(BusyBox: `addgroup <g>`, `addgroup <user> <g>`). Entry `group` attributes may name them. Docker backend " +
 					"only, like `users`. " + replaceIfDockerDesc,
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"name": schema.StringAttribute{Required: true, MarkdownDescription: "Group name."},
+					"name": schema.StringAttribute{Required: true, MarkdownDescription: "Group name, a POSIX portable name as `users`.",
+						Validators: []validator.String{accountNameValidator("group")}},
 					"users": schema.ListNestedAttribute{
 						Optional:            true,
 						MarkdownDescription: "Members of the group.",
