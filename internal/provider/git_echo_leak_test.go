@@ -2,9 +2,7 @@ package provider
 
 import (
 	"encoding/base64"
-	"errors"
 	"fmt"
-	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -109,8 +107,15 @@ resource "sandbox_git_repo" "basic" {
 	}
 	cli := newCLIRun(t, dir)
 	cli.env = append(cli.env, "TF_VAR_token="+token, "TF_VAR_password="+password)
+	// The workspace first, so that there is a state to search.
+	cli.run("target.log", "apply", "-auto-approve", "-input=false", "-no-color", "-target=sandbox_workspace.ws")
+	cli.out.Reset()
 	cli.mustSucceed = false
 	cli.run("apply.log", "apply", "-auto-approve", "-input=false", "-no-color")
+	cli.mustSucceed = true
+	t.Cleanup(func() {
+		cli.run("destroy.log", "destroy", "-auto-approve", "-input=false", "-target=sandbox_workspace.ws")
+	})
 
 	out := cli.out.String()
 	if !loose("authentication failed", "Authorization: Basic REDACTED").MatchString(strings.ReplaceAll(out, "│", " ")) {
@@ -136,9 +141,6 @@ resource "sandbox_git_repo" "basic" {
 	places := map[string]string{"CLI output": out}
 	for _, f := range []string{"apply.log", "terraform.tfstate"} {
 		b, err := os.ReadFile(filepath.Join(dir, f))
-		if errors.Is(err, fs.ErrNotExist) && f == "terraform.tfstate" {
-			continue // the plan failed before anything was created
-		}
 		if err != nil {
 			t.Fatalf("reading %s: %v", f, err)
 		}
@@ -146,6 +148,9 @@ resource "sandbox_git_repo" "basic" {
 	}
 	if !strings.Contains(places["apply.log"], "sandbox_git_repo") || !strings.Contains(places["apply.log"], "TRACE") {
 		t.Fatalf("apply.log holds no trace of the provider: the log check would prove nothing")
+	}
+	if !strings.Contains(places["terraform.tfstate"], "sandbox_workspace") {
+		t.Fatalf("the state holds no workspace: the state check would prove nothing")
 	}
 	for _, f := range forms {
 		for place, text := range places {
