@@ -118,6 +118,8 @@ data "sandbox_exec" "e" {
 		"manifest NUL key":  {manifest(hclString(`{"version":1,"entries":{"a\u0000b":{"type":"file","content":"x"}}}`)), `entry path "a\x00b" contains a NUL byte`},
 		"manifest deep":     {manifest(fmt.Sprintf("file(%q)", filepath.Join(env.src, "deep.json"))), `the manifest is nested more than 128 levels deep`},
 		"manifest 10 MB":    {manifest(fmt.Sprintf("file(%q)", filepath.Join(env.src, "big.json"))), `manifests are limited to 4194304 bytes`},
+		"manifest file key with slash": {manifest(hclString(`{"version":1,"entries":{"d":{"type":"dir","children":{"x/":{"type":"file","content":"x"}}}}}`)),
+			`entry key "x/" is a file, but ends with a separator`},
 		"manifest file under file": {manifest(hclString(`{"version":1,"entries":{"d":{"type":"file","content":"x"},"d/e":{"type":"dir"}}}`)),
 			`entry "d/e" lies below "d", which another entry of the manifest makes a file`},
 	}

@@ -62,6 +62,26 @@ func CheckManifestSize(raw []byte) error {
 	}
 }
 
+// checkFileKeys refuses a file or local_file whose key, at any depth, ends
+// with a separator ("x/", "x\\", "x/."): the key reads as a directory, yet
+// the Python SDK would drop the separator and write a file.
+func checkFileKeys(es sandbox.Entries) error {
+	for _, ke := range es {
+		if ke.Entry == nil {
+			continue
+		}
+		k := strings.TrimSuffix(ke.Key, ".")
+		if t := ke.Entry.Type; (t == "file" || t == "local_file") && (strings.HasSuffix(k, "/") || strings.HasSuffix(k, "\\")) {
+			return fmt.Errorf("entry key %s is a %s, but ends with a separator, so it names a directory; a file's key "+
+				"ends with the file's name", sandbox.QuoteText(ke.Key), t)
+		}
+		if err := checkFileKeys(ke.Entry.Children); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // checkPlannedEntries refuses what applying the entries could never do:
 // more than MaxManifestEntries entries, a path with a NUL byte, and an
 // entry below a path that another entry makes a file.

@@ -99,6 +99,9 @@ func CheckManifest(m *sandbox.Manifest) (*ManifestPlan, error) {
 	if err := checkPlannedEntries(plan.Entries); err != nil {
 		return nil, err
 	}
+	if err := checkFileKeys(m.Entries); err != nil {
+		return nil, err
+	}
 	for _, c := range copies {
 		for _, pe := range plan.Entries {
 			if pe.Path != c && (c == "." || strings.HasPrefix(pe.Path, c+"/")) {
