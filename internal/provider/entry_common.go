@@ -77,7 +77,7 @@ func entryAttributes(noun string) map[string]schema.Attribute {
 		"group": schema.StringAttribute{
 			Optional: true,
 			MarkdownDescription: "Group name (POSIX portable, checked at plan time) or numeric gid to `chgrp` the " + noun +
-				" to before the chmod, as the seed. Unset leaves the group alone; `\"\"` is refused. An unknown group fails " +
+				" to before the chmod, as the Python SDK does. Unset leaves the group alone; `\"\"` is refused. An unknown group fails " +
 				"the apply naming it. A group changed out of band is restored by the next apply.",
 			Validators: []validator.String{groupRefValidator},
 		},

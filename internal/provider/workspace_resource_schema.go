@@ -35,7 +35,7 @@ const replaceIfDockerDesc = "Changing it replaces a docker workspace (the contai
 
 func (r *workspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	userAttrs := map[string]schema.Attribute{
-		"name": schema.StringAttribute{Required: true, MarkdownDescription: "User name (the seed's `User.name`): a POSIX " +
+		"name": schema.StringAttribute{Required: true, MarkdownDescription: "User name (the Python SDK's `User.name`): a POSIX " +
 			"portable name (letters, digits, `.`, `_`, `-`; not starting with `-` or `.`; at most 32 bytes; not all digits; " +
 			"not `root`), checked at plan time.", Validators: []validator.String{accountNameValidator("user")}},
 	}
