@@ -73,11 +73,15 @@ func (r *commandResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 			},
 			"command": schema.ListAttribute{
 				Optional: true, ElementType: types.StringType, MarkdownDescription: commandDocs["command"],
-				Validators:    []validator.List{listvalidator.SizeAtLeast(1)},
+				Validators:    []validator.List{listvalidator.SizeAtLeast(1), argvValidator{}},
 				PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplace()},
 			},
-			"shell": opt("shell"),
-			"user":  opt("user"),
+			"shell": func() schema.StringAttribute {
+				a := opt("shell")
+				a.Validators = []validator.String{scriptValidator}
+				return a
+			}(),
+			"user": opt("user"),
 			"working_dir": schema.StringAttribute{
 				Optional: true, MarkdownDescription: commandDocs["working_dir"], PlanModifiers: replace,
 				Validators: []validator.String{workingDirValidator{}},
@@ -85,6 +89,7 @@ func (r *commandResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 			"environment": schema.MapAttribute{
 				Optional: true, ElementType: types.StringType, MarkdownDescription: commandDocs["environment"],
 				PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplace()},
+				Validators:    []validator.Map{envMapValidator{}},
 			},
 			"environment_wo":         envWO,
 			"environment_wo_version": envWOVersion,

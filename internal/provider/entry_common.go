@@ -57,8 +57,9 @@ func entryAttributes(noun string) map[string]schema.Attribute {
 			Required: true,
 			MarkdownDescription: "Workspace-relative POSIX path of the " + noun + " (the manifest key). Checked at plan time with the " +
 				"seed's rules: absolute and Windows drive paths fail with reason `absolute`, any `..` segment with " +
-				"`escape_root`; backslashes are read as separators. Changing it replaces the " + noun + ".",
-			PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				"`escape_root`; backslashes are read as separators. Changing it to another place replaces the " + noun +
+				"; a change of spelling only (`./a.txt` for `a.txt`) is an in-place update that writes nothing.",
+			PlanModifiers: []planmodifier.String{replaceIfPathMoves()},
 			Validators:    []validator.String{entryPathValidator{}},
 		},
 		"permissions": schema.StringAttribute{
@@ -75,8 +76,10 @@ func entryAttributes(noun string) map[string]schema.Attribute {
 		},
 		"group": schema.StringAttribute{
 			Optional: true,
-			MarkdownDescription: "Group name to `chgrp` the " + noun + " to before the chmod, as the seed. Unset leaves the group " +
-				"alone. An unknown group fails the apply naming it. A group changed out of band is restored by the next apply.",
+			MarkdownDescription: "Group name (POSIX portable, checked at plan time) or numeric gid to `chgrp` the " + noun +
+				" to before the chmod, as the Python SDK does. Unset leaves the group alone; `\"\"` is refused. An unknown group fails " +
+				"the apply naming it. A group changed out of band is restored by the next apply.",
+			Validators: []validator.String{groupRefValidator},
 		},
 		"description": schema.StringAttribute{
 			Optional:            true,

@@ -58,15 +58,20 @@ func execAttributes() map[string]schema.Attribute {
 		},
 		"command": schema.ListAttribute{
 			Optional: true, ElementType: types.StringType, MarkdownDescription: commandDocs["command"],
-			Validators: []validator.List{listvalidator.SizeAtLeast(1)},
+			Validators: []validator.List{listvalidator.SizeAtLeast(1), argvValidator{}},
 		},
-		"shell": opt("shell"),
-		"user":  opt("user"),
+		"shell": func() schema.StringAttribute {
+			a := opt("shell")
+			a.Validators = []validator.String{scriptValidator}
+			return a
+		}(),
+		"user": opt("user"),
 		"working_dir": schema.StringAttribute{
 			Optional: true, MarkdownDescription: commandDocs["working_dir"],
 			Validators: []validator.String{workingDirValidator{}},
 		},
-		"environment": schema.MapAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: commandDocs["environment"]},
+		"environment": schema.MapAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: commandDocs["environment"],
+			Validators: []validator.Map{envMapValidator{}}},
 		"timeout": schema.Int64Attribute{
 			Optional: true, MarkdownDescription: commandDocs["timeout"],
 			Validators: []validator.Int64{int64validator.Between(1, 86400)},

@@ -56,6 +56,10 @@ func (r *fileResource) Metadata(_ context.Context, req resource.MetadataRequest,
 
 func (r *fileResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	attrs := entryAttributes("file")
+	filePath := attrs["path"].(schema.StringAttribute)
+	filePath.Validators = append(filePath.Validators, filePathValidator)
+	filePath.MarkdownDescription += " A path ending with a separator (`x/`) names a directory and is refused."
+	attrs["path"] = filePath
 	digest := func(what string) schema.StringAttribute {
 		return schema.StringAttribute{
 			Computed: true,

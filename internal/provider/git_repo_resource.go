@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/gitrepo"
@@ -157,6 +158,12 @@ func (m *gitRepoModel) source(cfg *gitRepoModel) gitrepo.Source {
 			Password: cfg.PasswordWO.ValueString(), SSHPrivateKey: cfg.SSHKeyWO.ValueString()}
 	}
 	return s
+}
+
+// maskGitSecrets masks every form of the configured credentials in the
+// provider's log lines of this operation.
+func maskGitSecrets(ctx context.Context, m, cfg *gitRepoModel) context.Context {
+	return tflog.MaskLogStrings(ctx, sandbox.AllSecretForms(m.source(cfg).Credentials.Secrets()...)...)
 }
 
 func (m *gitRepoModel) subpathPtr() *string {

@@ -27,6 +27,7 @@ func (r *gitRepoResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	ctx = maskGitSecrets(ctx, &m, &cfg)
 	if err := m.setManifestEntry(); err != nil {
 		addEngineError(&resp.Diagnostics, "Cannot render manifest_entry", err)
 		return
@@ -95,6 +96,7 @@ func (r *gitRepoResource) apply(ctx context.Context, plan, config tfsdk.Plan, pr
 	if diags.HasError() {
 		return
 	}
+	ctx = maskGitSecrets(ctx, &m, &cfg)
 	rel, err := normalizedPath(m.Path)
 	if err != nil {
 		addEngineAttributeError(diags, path.Root("path"), "Invalid path", err)

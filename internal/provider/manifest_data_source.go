@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
@@ -72,6 +73,7 @@ func (d *manifestDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 					"byte order of their names. The values are in `json` (sensitive) and replaced in `review`; they are kept " +
 					"in state in clear text, so give a real secret to the workspace with `environment_wo` or " +
 					"`sandbox_file.content_wo` instead.",
+				Validators: []validator.Map{envMapValidator{}},
 			},
 			"users": schema.ListAttribute{
 				Optional: true, ElementType: types.StringType,

@@ -65,7 +65,10 @@ func (r *manifestResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 					"location), then every entry path, nested `dir` children included, with the seed's path rules " +
 					"(`manifest path must be relative: <rel>`, `manifest path must not escape root: <rel>`). Also refused: " +
 					"entry types other than dir, file, local_file and local_dir; the same path twice; a file at the root; " +
-					"an entry inside a `local_dir` copy. Host sources are read and hashed at plan time.",
+					"an entry inside a `local_dir` copy, an entry below another entry's file, a path with a NUL byte, a file key " +
+					"ending with a separator (`x/`). Limits, " +
+					"refused at plan time: 4 MiB of JSON, 5,000 entries (nested children included), 128 levels of JSON " +
+					"nesting (about 60 levels of nested `dir` children). Host sources are read and hashed at plan time.",
 				Validators: []validator.String{manifestJSONValidator{}},
 			},
 			"entries": schema.MapNestedAttribute{

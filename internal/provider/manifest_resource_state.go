@@ -74,6 +74,9 @@ func (m *manifestResourceModel) resultFiles(ctx context.Context) ([]string, diag
 
 // parseManifest reads and checks manifest_json without touching the host.
 func parseManifest(s string) (*sandbox.Manifest, *workspace.ManifestPlan, error) {
+	if err := workspace.CheckManifestSize([]byte(s)); err != nil {
+		return nil, nil, err
+	}
 	m, err := sandbox.ParseManifestJSON([]byte(s))
 	if err != nil {
 		return nil, nil, err

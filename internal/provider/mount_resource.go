@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/mount"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
 )
@@ -188,7 +189,7 @@ func (r *mountResource) Create(ctx context.Context, req resource.CreateRequest, 
 		}
 		return
 	}
-	ctx = tflog.MaskLogStrings(ctx, mount.Secrets(in.m)...)
+	ctx = tflog.MaskLogStrings(ctx, sandbox.AllSecretForms(mount.Secrets(in.m)...)...)
 	sid := strings.ReplaceAll(uuid.NewString(), "-", "")
 	resp.State.Raw = req.Plan.Raw
 	set := func(name string, v any) { resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(name), v)...) }

@@ -48,6 +48,7 @@ func New(version string) func() provider.Provider {
 type providerModel struct {
 	WorkingDir      types.String `tfsdk:"working_dir"`
 	LocalBaseDir    types.String `tfsdk:"local_base_dir"`
+	AllowHardLinks  types.Bool   `tfsdk:"allow_hard_links"`
 	ExtraPathGrants []grantModel `tfsdk:"extra_path_grants"`
 	DockerHost      types.String `tfsdk:"docker_host"`
 	DockerCertPath  types.String `tfsdk:"docker_cert_path"`
@@ -85,7 +86,14 @@ func (p *sandboxProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 				Optional: true,
 				MarkdownDescription: "Directory that holds default local workspace roots (`<local_base_dir>/<uuid>`). Relative " +
 					"paths are relative to `working_dir`. Default `" + DefaultLocalBaseDir + "`. Changing it leaves existing " +
-					"workspaces where they are: their ids say where.",
+					"workspaces where they are: their ids say where. The file system root `/` is refused at plan time.",
+				Validators: []validator.String{localBaseDirValidator},
+			},
+			"allow_hard_links": schema.BoolAttribute{
+				Optional: true,
+				MarkdownDescription: "Copy host source files that have more than one hard link (package stores such as pnpm's " +
+					"use them). Default `false`: such a file fails with reason `hard_link_not_supported`, naming it, since a " +
+					"hard link can give a name inside the working directory to a file outside it and outside every grant.",
 			},
 			"docker_host": schema.StringAttribute{
 				Optional: true,
@@ -199,7 +207,8 @@ func (p *sandboxProvider) Configure(ctx context.Context, req provider.ConfigureR
 			return
 		}
 	}
-	eng := workspace.New(workspace.Config{LocalBaseDir: filepath.Clean(base), WorkingDir: wd, Grants: grants, Docker: dockerCfg})
+	eng := workspace.New(workspace.Config{LocalBaseDir: filepath.Clean(base), WorkingDir: wd, Grants: grants, Docker: dockerCfg,
+		AllowHardLinks: cfg.AllowHardLinks.ValueBool()})
 	resp.ResourceData = eng
 	resp.DataSourceData = eng
 	resp.EphemeralResourceData = eng

@@ -36,7 +36,9 @@ const replaceIfDockerDesc = "Changing it replaces a docker workspace (the contai
 
 func (r *workspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	userAttrs := map[string]schema.Attribute{
-		"name": schema.StringAttribute{Required: true, MarkdownDescription: "User name (the seed's `User.name`)."},
+		"name": schema.StringAttribute{Required: true, MarkdownDescription: "User name (the Python SDK's `User.name`): a POSIX " +
+			"portable name (letters, digits, `.`, `_`, `-`; not starting with `-` or `.`; at most 32 bytes; not all digits; " +
+			"not `root`), checked at plan time.", Validators: []validator.String{accountNameValidator("user")}},
 	}
 	envWO, envWOVersion := workspaceEnvWOAttributes()
 	resp.Schema = schema.Schema{
@@ -99,6 +101,7 @@ func (r *workspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 					"value: the container's environment on the docker backend. Values are kept in state in clear text; " +
 					"give secrets with `environment_wo` (docker) or `sandbox_file.content_wo` instead. " + replaceIfDockerDesc,
 				PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplaceIf(replaceMapIfDocker, replaceIfDockerDesc, replaceIfDockerDesc)},
+				Validators:    []validator.Map{envMapValidator{}},
 			},
 			"environment_wo":         envWO,
 			"environment_wo_version": envWOVersion,
@@ -119,7 +122,8 @@ func (r *workspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 					"(BusyBox: `addgroup <g>`, `addgroup <user> <g>`). Entry `group` attributes may name them. Docker backend " +
 					"only, like `users`. " + replaceIfDockerDesc,
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"name": schema.StringAttribute{Required: true, MarkdownDescription: "Group name."},
+					"name": schema.StringAttribute{Required: true, MarkdownDescription: "Group name, a POSIX portable name as `users`.",
+						Validators: []validator.String{accountNameValidator("group")}},
 					"users": schema.ListNestedAttribute{
 						Optional:            true,
 						MarkdownDescription: "Members of the group.",

@@ -56,6 +56,9 @@ const (
 	ReasonPathChangedDuringCopy = "path_changed_during_copy"
 	ReasonNotConfigured         = "not_configured"
 	ReasonReadOnlyGrant         = "read_only_extra_path_grant"
+	// ReasonHardLinkNotSupported is this provider's own: a host source
+	// file with more than one link (HostSourcePolicy.AllowHardLinks).
+	ReasonHardLinkNotSupported = "hard_link_not_supported"
 )
 
 // Error is a structured sandbox error, the Go form of the seed's

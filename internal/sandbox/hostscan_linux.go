@@ -26,8 +26,9 @@ type scanJob struct {
 // scanner walks a pinned directory tree and feeds its regular files, already
 // opened relative to their parent's descriptor, to the hashing workers.
 type scanner struct {
-	ctx  context.Context
-	jobs chan<- scanJob
+	ctx            context.Context
+	jobs           chan<- scanJob
+	allowHardLinks bool
 }
 
 // scanTree implements ScanDir for an inspected directory target: every
@@ -94,7 +95,7 @@ func (p HostSourcePolicy) walkTree(parent context.Context, t *hostTarget, hashin
 		close(collected)
 	}()
 
-	walkErr := (&scanner{ctx: ctx, jobs: jobs}).walk(root, "")
+	walkErr := (&scanner{ctx: ctx, jobs: jobs, allowHardLinks: p.AllowHardLinks}).walk(root, "")
 	close(jobs)
 	wg.Wait()
 	close(results)
@@ -152,6 +153,9 @@ func (s *scanner) walk(dir *os.File, rel string) error {
 				return err
 			}
 		case unix.S_IFREG:
+			if st.Nlink > 1 && !s.allowHardLinks {
+				return hardLinkFault(child, uint64(st.Nlink)) //nolint:unconvert // Nlink is uint32 on some architectures
+			}
 			f, err := openChild(dfd, name, child, filepath.Join(dir.Name(), name), &st, false)
 			if err != nil {
 				return err

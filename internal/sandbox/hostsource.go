@@ -37,6 +37,12 @@ type HostSourcePolicy struct {
 	// SPEC §3.6; a grant that does not resolve is ignored). Read-only grants
 	// allow reading like any other.
 	Grants []PathGrant
+	// AllowHardLinks accepts regular files with more than one link. By
+	// default such a file is refused with reason hard_link_not_supported:
+	// a hard link can give a name inside the working directory to a file
+	// that lies outside it and outside every grant, and names are all the
+	// path rules can check.
+	AllowHardLinks bool
 	// LocalDirFiles bounds how many files ScanDir hashes concurrently;
 	// 0 or less means DefaultLocalDirFiles.
 	LocalDirFiles int
@@ -171,6 +177,10 @@ func (p HostSourcePolicy) openLeaf(abs, anchor string) (*os.File, os.FileInfo, e
 	if !fi.Mode().IsRegular() {
 		f.Close()
 		return nil, nil, fault(ReasonPathChangedDuringCopy, "", fmt.Errorf("%s is no longer a regular file", abs))
+	}
+	if err := p.checkLinks(fi, ""); err != nil {
+		f.Close()
+		return nil, nil, err
 	}
 	return f, fi, nil
 }

@@ -1,27 +1,84 @@
 package sandbox
 
 import (
-	"bytes"
+	"encoding/base64"
 	"errors"
+	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 )
 
-// Redacted is what a secret is replaced by in redacted text, the Python
-// SDK's "REDACTED" marker (SPEC §5.7).
+// Redacted replaces every secret in a redacted text, the Python SDK's
+// marker.
 const Redacted = "REDACTED"
 
-// RedactText replaces every non-empty secret in text, and its shell-quoted
-// form (ShellQuote) when that differs, by Redacted, in the order of secrets
-// (the Python SDK's _redact_sensitive_values).
+// SecretForms returns every spelling of secret that a server, a tool or a
+// library may echo back into an error or a log line: the raw value first
+// (as the Python SDK replaces it first), then, longest first, its
+// shell-quoted form (ShellQuote), its Go/JSON-quoted body,
+// its URL query and path escapes, and its standard, URL-safe and unpadded
+// base64 encodings. A "Bearer <token>" header carries the raw value and a
+// "Basic <base64(user:password)>" header the base64 of the pair, so callers
+// that hold a user and a password add BasicAuthPair(user, password) as a
+// secret of its own. An empty secret has no forms.
+func SecretForms(secret string) []string {
+	if secret == "" {
+		return nil
+	}
+	q := strconv.Quote(secret)
+	forms := []string{
+		secret, ShellQuote(secret), q[1 : len(q)-1], url.QueryEscape(secret), url.PathEscape(secret),
+		base64.StdEncoding.EncodeToString([]byte(secret)), base64.URLEncoding.EncodeToString([]byte(secret)),
+		base64.RawStdEncoding.EncodeToString([]byte(secret)), base64.RawURLEncoding.EncodeToString([]byte(secret)),
+	}
+	seen := map[string]bool{}
+	out := forms[:0]
+	for _, f := range forms {
+		if f != "" && !seen[f] {
+			seen[f] = true
+			out = append(out, f)
+		}
+	}
+	rest := out[1:]
+	sort.SliceStable(rest, func(i, j int) bool { return len(rest[i]) > len(rest[j]) })
+	return out
+}
+
+// BasicAuthPair is the "user:password" text that HTTP basic authentication
+// encodes in base64; as a secret its forms cover the Authorization header.
+// It is "" when password is empty.
+func BasicAuthPair(user, password string) string {
+	if password == "" {
+		return ""
+	}
+	return user + ":" + password
+}
+
+// AllSecretForms is SecretForms of every secret, in order, each form once.
+func AllSecretForms(secrets ...string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range secrets {
+		for _, f := range SecretForms(s) {
+			if !seen[f] {
+				seen[f] = true
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+// RedactText replaces every form (SecretForms) of every secret in text by
+// Redacted, secret by secret in the order given, so that the result never
+// holds a secret in any encoding this package knows. It is the one
+// redaction of the provider: mount, Git and Docker errors all go through
+// it.
 func RedactText(text string, secrets []string) string {
 	for _, s := range secrets {
-		if s == "" {
-			continue
-		}
-		text = strings.ReplaceAll(text, s, Redacted)
-		if q := ShellQuote(s); q != s {
-			text = strings.ReplaceAll(text, q, Redacted)
+		for _, f := range SecretForms(s) {
+			text = strings.ReplaceAll(text, f, Redacted)
 		}
 	}
 	return text
@@ -64,10 +121,11 @@ func (s Secrets) Text(text string) string { return RedactText(text, s.values) }
 // Bytes returns b with every secret replaced by Redacted; b itself is
 // returned when it holds none.
 func (s Secrets) Bytes(b []byte) []byte {
-	for _, v := range s.values {
-		if bytes.Contains(b, []byte(v)) || bytes.Contains(b, []byte(ShellQuote(v))) {
-			return []byte(s.Text(string(b)))
-		}
+	if s.Empty() {
+		return b
+	}
+	if t := s.Text(string(b)); t != string(b) {
+		return []byte(t)
 	}
 	return b
 }

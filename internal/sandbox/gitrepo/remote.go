@@ -76,6 +76,22 @@ var (
 	ErrMoved = errors.New("ref moved since the plan")
 )
 
+// tokenUser is the basic-auth user name sent with a Token.
+const tokenUser = "x-access-token"
+
+// Secrets returns the values to redact from every error and log line of
+// an operation with these credentials: the pairs that basic authentication
+// encodes (so the base64 of an echoed Authorization header is caught), the
+// token, password and private key, and a user name of 3 bytes or more.
+func (c Credentials) Secrets() []string {
+	out := []string{sandbox.BasicAuthPair(tokenUser, c.Token), sandbox.BasicAuthPair(c.Username, c.Password),
+		c.Token, c.Password, c.SSHPrivateKey}
+	if len(c.Username) >= 3 {
+		out = append(out, c.Username)
+	}
+	return out
+}
+
 func (s Source) auth() (transport.AuthMethod, error) {
 	c := s.Credentials
 	switch {
@@ -90,7 +106,7 @@ func (s Source) auth() (transport.AuthMethod, error) {
 		}
 		return k, nil
 	case c.Token != "":
-		return &http.BasicAuth{Username: "x-access-token", Password: c.Token}, nil
+		return &http.BasicAuth{Username: tokenUser, Password: c.Token}, nil
 	case c.Username != "" || c.Password != "":
 		return &http.BasicAuth{Username: c.Username, Password: c.Password}, nil
 	}
@@ -102,13 +118,8 @@ func (s Source) scrub(err error, what string) error {
 	if err == nil {
 		return nil
 	}
-	msg := err.Error()
-	for _, secret := range []string{s.Credentials.Token, s.Credentials.Password, s.Credentials.Username, s.Credentials.SSHPrivateKey} {
-		if secret != "" {
-			msg = strings.ReplaceAll(msg, secret, "***")
-		}
-	}
-	msg = strings.ReplaceAll(msg, s.URL, Redact(s.URL))
+	msg := strings.ReplaceAll(err.Error(), s.URL, Redact(s.URL))
+	msg = sandbox.RedactText(msg, s.Credentials.Secrets())
 	kind := ErrUnreachable
 	switch {
 	case errors.Is(err, transport.ErrAuthenticationRequired), errors.Is(err, transport.ErrAuthorizationFailed):

@@ -199,10 +199,12 @@ func appendOptionValues(out []string, opts []Option) []string {
 	return out
 }
 
-// Redact returns err with every non-empty secret, and its shell-quoted form
-// (sandbox.ShellQuote) when that differs, replaced by Redacted, in the
-// order of secrets, following the seed's _redact_sensitive_values (SPEC
-// §5.7). A *sandbox.Error keeps its Code, Op and Retryable; its Message,
+// Redact returns err with every non-empty secret replaced by Redacted, in
+// the order of secrets, following the seed's _redact_sensitive_values (SPEC
+// §5.7): the raw value, then its shell-quoted form (sandbox.ShellQuote),
+// and beyond the seed every other encoding sandbox.SecretForms knows
+// (base64, URL escapes, quoted), so an echoed Authorization header or a
+// URL-encoded query never carries a secret out. A *sandbox.Error keeps its Code, Op and Retryable; its Message,
 // string Context values (also inside lists and maps) and Cause are
 // redacted. Any other error becomes a plain error with the redacted text.
 // A nil err gives nil.
@@ -227,9 +229,7 @@ func Redact(err error, secrets []string) error {
 	return &out
 }
 
-func redactText(text string, secrets []string) string {
-	return sandbox.RedactText(text, secrets)
-}
+func redactText(text string, secrets []string) string { return sandbox.RedactText(text, secrets) }
 
 func redactValue(v any, secrets []string) any {
 	switch x := v.(type) {

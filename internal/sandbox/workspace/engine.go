@@ -27,6 +27,9 @@ type Config struct {
 	WorkingDir string
 	// Grants are the provider's extra_path_grants (SPEC §3.6).
 	Grants []sandbox.PathGrant
+	// AllowHardLinks lets host sources hold regular files with more than
+	// one link (sandbox.HostSourcePolicy.AllowHardLinks).
+	AllowHardLinks bool
 	// Docker says how to reach the Docker daemon for docker workspaces;
 	// the daemon is contacted only when one is used.
 	Docker docker.HostConfig
@@ -54,7 +57,7 @@ func (e *Engine) Config() Config { return e.cfg }
 
 // HostSources returns the policy that confines and reads host sources.
 func (e *Engine) HostSources() sandbox.HostSourcePolicy {
-	return sandbox.HostSourcePolicy{BaseDir: e.cfg.WorkingDir, Grants: e.cfg.Grants}
+	return sandbox.HostSourcePolicy{BaseDir: e.cfg.WorkingDir, Grants: e.cfg.Grants, AllowHardLinks: e.cfg.AllowHardLinks}
 }
 
 // ErrWorkspaceGone is wrapped when a workspace's directory or container has

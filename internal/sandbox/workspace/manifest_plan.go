@@ -96,6 +96,12 @@ func CheckManifest(m *sandbox.Manifest) (*ManifestPlan, error) {
 		}
 		plan.Entries = append(plan.Entries, PlannedEntry{Path: ep.Path, Entry: ep.Entry})
 	}
+	if err := checkPlannedEntries(plan.Entries); err != nil {
+		return nil, err
+	}
+	if err := checkFileKeys(m.Entries); err != nil {
+		return nil, err
+	}
 	for _, c := range copies {
 		for _, pe := range plan.Entries {
 			if pe.Path != c && (c == "." || strings.HasPrefix(pe.Path, c+"/")) {

@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"sync"
 	"time"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 )
 
 // sshArgs is the ssh command line that reaches the daemon behind an
@@ -30,6 +32,9 @@ func sshArgs(u *url.URL) []string {
 func dialSSH(_ context.Context, u *url.URL) (net.Conn, error) {
 	// The connection outlives the dial context: ssh is tied to Close.
 	cmd := exec.Command("ssh", sshArgs(u)...)
+	// ssh needs its agent and configuration, not the rest of Terraform's
+	// environment.
+	cmd.Env = sandbox.ProcessEnv([]string{"SSH_AUTH_SOCK", "SSH_AGENT_PID", "DISPLAY", "SSH_ASKPASS"}, nil)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,6 +12,8 @@ import (
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/moby/moby/api/types/volume"
 	"github.com/moby/moby/client"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 )
 
 // LabelManaged is set to "true" on every volume CreateVolume creates, so
@@ -51,9 +52,6 @@ type VolumeInfo struct {
 	// no volume of that name.
 	Exists bool
 }
-
-// redactedText replaces a credential found in an error message.
-const redactedText = "REDACTED"
 
 // minSecretLen is the length from which an option value is treated as a
 // possible credential in error messages. Shorter values (flags such as
@@ -212,7 +210,7 @@ func (d *Daemon) inspectVolume(ctx context.Context, name string) (volume.Volume,
 }
 
 // redact returns err with every option value of at least minSecretLen
-// characters (as written, Go-quoted and URL-escaped) replaced by
+// characters, in every encoding sandbox.SecretForms knows, replaced by
 // "REDACTED". When nothing was replaced, err is returned unchanged; else
 // the result carries only the redacted text, so the original message
 // cannot be reached by unwrapping.
@@ -222,29 +220,17 @@ func redact(err error, options map[string]string) error {
 	}
 	var secrets []string
 	for _, v := range options {
-		if len(v) < minSecretLen {
-			continue
+		if len(v) >= minSecretLen {
+			secrets = append(secrets, v)
 		}
-		q := strconv.Quote(v)
-		secrets = append(secrets, v, q[1:len(q)-1], url.QueryEscape(v), url.PathEscape(v))
 	}
-	msg := redactText(err.Error(), secrets)
+	// Longest first, so that a secret containing another is replaced whole.
+	sort.Slice(secrets, func(i, j int) bool { return len(secrets[i]) > len(secrets[j]) })
+	msg := sandbox.RedactText(err.Error(), secrets)
 	if msg == err.Error() {
 		return err
 	}
 	return errors.New(msg)
-}
-
-// redactText replaces every secret in msg, longest first so that a secret
-// containing another is replaced whole.
-func redactText(msg string, secrets []string) string {
-	sort.Slice(secrets, func(i, j int) bool { return len(secrets[i]) > len(secrets[j]) })
-	for _, s := range secrets {
-		if s != "" {
-			msg = strings.ReplaceAll(msg, s, redactedText)
-		}
-	}
-	return msg
 }
 
 // redactMounted redacts from err the options of every volume in vols, for

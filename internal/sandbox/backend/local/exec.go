@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,8 +18,11 @@ import (
 )
 
 // Exec runs req.Argv as a host subprocess, as the seed's unix-local backend
-// (SPEC §6.3): the environment is the provider's own plus req.Env, HOME is
-// the workspace root, and the working directory is the root or req.WorkDir
+// (SPEC §6.3), except that the environment is not the provider's whole
+// own: only sandbox.ProcessEnv's allowlist of it, plus req.Env, with HOME
+// the workspace root (Terraform's environment carries TF_VAR_* secrets,
+// and a mount helper started here would keep them readable in its
+// /proc/<pid>/environ), and the working directory is the root or req.WorkDir
 // below it. The command runs in its own process group; on timeout or
 // cancellation the whole group is killed with SIGKILL. A user cannot be
 // switched on the host: a non-empty req.User is refused.
@@ -44,10 +48,12 @@ func (b *Backend) Exec(ctx context.Context, req backend.ExecRequest) (sandbox.Ex
 	}
 	cmd := exec.Command(req.Argv[0], req.Argv[1:]...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "HOME="+b.root)
-	for k, v := range req.Env {
-		cmd.Env = append(cmd.Env, k+"="+v)
+	set := maps.Clone(req.Env)
+	if set == nil {
+		set = map[string]string{}
 	}
+	set["HOME"] = b.root
+	cmd.Env = sandbox.ProcessEnv(nil, set)
 	stdout, stderr := &backend.CappedBuffer{Limit: backend.MaxOutputBytes}, &backend.CappedBuffer{Limit: backend.MaxOutputBytes}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
