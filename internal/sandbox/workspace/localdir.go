@@ -217,9 +217,10 @@ func (e *Engine) syncTree(ctx context.Context, id, rel string, host sandbox.Host
 }
 
 // RemoveLocalDir removes the files a local_dir entry wrote (files, relative
-// to rel), then the directories left empty, then rel itself when empty.
-// Content the resource did not write is left in place, and the returned
-// warning names it.
+// to rel), then the directories left empty, then rel itself when empty, in
+// one backend operation (one round trip into a container, whatever the
+// number of files). Content the resource did not write is left in place,
+// and the returned warning names it.
 func (e *Engine) RemoveLocalDir(ctx context.Context, id, rel string, files []string) (string, error) {
 	w, err := e.Open(ctx, id)
 	if errors.Is(err, ErrWorkspaceGone) {
@@ -228,31 +229,19 @@ func (e *Engine) RemoveLocalDir(ctx context.Context, id, rel string, files []str
 	if err != nil {
 		return "", err
 	}
-	dirs := map[string]bool{}
-	for _, f := range files {
-		if err := w.Backend.Remove(ctx, joinRel(rel, f)); err != nil {
-			return "", err
-		}
-		for d := path.Dir(f); d != "." && d != "/"; d = path.Dir(d) {
-			dirs[d] = true
-		}
+	rep, err := w.Backend.RemoveTree(ctx, rel, files)
+	if err != nil {
+		return "", err
 	}
-	ordered := make([]string, 0, len(dirs))
-	for d := range dirs {
-		ordered = append(ordered, d)
+	var warnings []string
+	if len(rep.Kept) > 0 {
+		warnings = append(warnings, fmt.Sprintf("%s: %s became directories written by others, so they were left in place",
+			w.AbsPath(rel), strings.Join(rep.Kept, ", ")))
 	}
-	// Deepest first, so parents are empty by the time they are tried.
-	sort.Slice(ordered, func(i, j int) bool {
-		ci, cj := strings.Count(ordered[i], "/"), strings.Count(ordered[j], "/")
-		if ci != cj {
-			return ci > cj
-		}
-		return ordered[i] > ordered[j]
-	})
-	for _, d := range ordered {
-		_ = w.Backend.Remove(ctx, joinRel(rel, d)) // fails harmlessly when not empty
+	if rep.Left > 0 {
+		warnings = append(warnings, leftInPlace(w.AbsPath(rel), rep.Left))
 	}
-	return e.RemoveDir(ctx, id, rel)
+	return strings.Join(warnings, "; "), nil
 }
 
 func joinRel(base, rel string) string {
