@@ -2,6 +2,7 @@ package provider
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io/fs"
 	"os"
@@ -12,6 +13,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/moby/moby/client"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/docker/dockertest"
 )
 
 const crashConfig = `
@@ -26,7 +31,11 @@ provider "sandbox" {
 }
 
 resource "sandbox_workspace" "ws" {
-  local {}
+  %s
+}
+
+output "container" {
+  value = sandbox_workspace.ws.container_id
 }
 
 resource "sandbox_file" "big" {
@@ -43,6 +52,17 @@ type killMoment struct {
 	min  int64
 }
 
+// crashTarget is a workspace kind for testKilledWrite: its block, where
+// its root is seen from the host once created, and what to kill (the
+// provider, which terraform started as pid, and any process of the
+// workspace that writes for it).
+type crashTarget struct {
+	size  int64 // of the file written
+	block string
+	root  func(c *cliRun) string
+	kill  func(pid int) int
+}
+
 // TestAccFile_killedWriteLeavesNoTemporary kills the provider (kill -9)
 // while it writes a 1 GiB sandbox_file, at three moments: as the write
 // starts, half-way, and once all bytes are written (while the file is
@@ -50,18 +70,55 @@ type killMoment struct {
 // apply succeeds and removes it, the plan after it is clean, the workspace
 // holds no temporary file, and look-alike files of other names stay.
 func TestAccFile_killedWriteLeavesNoTemporary(t *testing.T) {
+	testKilledWrite(t, crashTarget{
+		size:  1 << 30,
+		block: "local {}",
+		root: func(c *cliRun) string {
+			return (&testEnv{t: c.t, base: filepath.Join(c.dir, "base")}).wsRoot()
+		},
+		kill: func(pid int) int { return killChildren(pid, "terraform-provi", "") },
+	})
+}
+
+// TestAccDockerFile_killedWriteLeavesNoTemporary is the same in a container,
+// where the file helper writes: it is killed with the provider.
+func TestAccDockerFile_killedWriteLeavesNoTemporary(t *testing.T) {
+	dockertest.Require(t)
+	var initPid int
+	testKilledWrite(t, crashTarget{
+		size:  256 << 20, // streamed into the container: the same moments, a quarter of the time
+		block: fmt.Sprintf("docker {\n    image       = %q\n    pull_policy = \"never\"\n  }", dockertest.Image),
+		root: func(c *cliRun) string {
+			id := strings.TrimSpace(c.run("output.log", "output", "-raw", "container"))
+			info, err := dockertest.Client().ContainerInspect(context.Background(), id, client.ContainerInspectOptions{})
+			must(c.t, err)
+			initPid = info.Container.State.Pid
+			return fmt.Sprintf("/proc/%d/root/workspace", initPid) // the container's root, seen from the host
+		},
+		kill: func(pid int) int {
+			cgroup, err := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", initPid))
+			if err != nil {
+				return 0
+			}
+			// The helper first: once the provider is gone, a live helper
+			// would see its input end and clean up after itself.
+			return killChildren(0, "sandbox-fs-help", string(cgroup)) + killChildren(pid, "terraform-provi", "")
+		},
+	})
+}
+
+func testKilledWrite(t *testing.T, target crashTarget) {
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("acceptance test: set TF_ACC=1")
 	}
-	const size = 1 << 30
+	size := target.size
 	dir := t.TempDir()
-	base := filepath.Join(dir, "base")
 	// A sparse source: reading it costs nothing, writing the copy costs the disk.
 	src, err := os.Create(filepath.Join(dir, "big.bin"))
 	must(t, err)
 	must(t, src.Truncate(size))
 	must(t, src.Close())
-	must(t, os.WriteFile(filepath.Join(dir, "main.tf"), []byte(fmt.Sprintf(crashConfig, base)), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "main.tf"), []byte(fmt.Sprintf(crashConfig, filepath.Join(dir, "base"), target.block)), 0o644))
 	cli := newCLIRun(t, dir)
 	cli.env = append(cli.env, "TF_LOG=error")
 	t.Cleanup(func() {
@@ -69,8 +126,8 @@ func TestAccFile_killedWriteLeavesNoTemporary(t *testing.T) {
 		cli.run("destroy.log", "destroy", "-auto-approve", "-input=false")
 	})
 	cli.run("workspace.log", "apply", "-auto-approve", "-input=false", "-target=sandbox_workspace.ws")
-	env := &testEnv{t: t, base: base}
-	data := filepath.Join(env.wsRoot(), "data")
+	root := target.root(cli)
+	data := filepath.Join(root, "data")
 	must(t, os.MkdirAll(data, 0o755))
 	foreign := []string{".big.bin.sandbox-tmp-000000000000", "big.bin.bak", ".other.bin" + ".sandbox-tmp-abcdefabcdef"}
 	for _, name := range foreign {
@@ -83,7 +140,7 @@ func TestAccFile_killedWriteLeavesNoTemporary(t *testing.T) {
 		}
 		var left string
 		for try := 0; left == "" && try < 3; try++ {
-			left = cli.killProviderWhen(data, m.min)
+			left = cli.killWhen(data, m.min, target.kill)
 		}
 		if left == "" {
 			t.Fatalf("%s: the write was never caught with its temporary file in place", m.name)
@@ -92,7 +149,7 @@ func TestAccFile_killedWriteLeavesNoTemporary(t *testing.T) {
 		cli.run("recover.log", "apply", "-auto-approve", "-input=false")
 		cli.run("plan.log", "plan", "-detailed-exitcode", "-input=false") // exit 2 (changes) fails the test
 		var temps []string
-		must(t, filepath.WalkDir(env.wsRoot(), func(p string, d fs.DirEntry, err error) error {
+		must(t, filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err == nil && strings.Contains(d.Name(), ".sandbox-tmp-") {
 				temps = append(temps, d.Name())
 			}
@@ -114,11 +171,11 @@ func TestAccFile_killedWriteLeavesNoTemporary(t *testing.T) {
 	}
 }
 
-// killProviderWhen runs `apply` and kills -9 the provider processes it
-// started as soon as a temporary file in dir holds at least min bytes. It
-// returns the name of the temporary file left after the kill, or "" when
-// none was (the write finished first).
-func (c *cliRun) killProviderWhen(dir string, min int64) string {
+// killWhen runs `apply` and, as soon as a temporary file in dir holds at
+// least min bytes, kills -9 what kill names. It returns the name of the
+// temporary file left after the kill, or "" when none was (the write
+// finished first).
+func (c *cliRun) killWhen(dir string, min int64, kill func(pid int) int) string {
 	c.t.Helper()
 	cmd := exec.Command(c.bin, "apply", "-auto-approve", "-input=false")
 	cmd.Dir = c.dir
@@ -140,8 +197,8 @@ func (c *cliRun) killProviderWhen(dir string, min int64) string {
 		default:
 		}
 		if name := tempOfSize(dir, min); name != "" {
-			if n := killChildren(cmd.Process.Pid, "terraform-provi"); n == 0 {
-				c.t.Fatal("no provider process to kill")
+			if n := kill(cmd.Process.Pid); n == 0 {
+				c.t.Fatal("no process to kill")
 			}
 			if err := <-done; err == nil {
 				c.t.Fatalf("apply succeeded although its provider was killed:\n%s", out.String())
@@ -170,10 +227,11 @@ func tempOfSize(dir string, min int64) string {
 	return ""
 }
 
-// killChildren sends SIGKILL to the children of ppid whose command name
-// (as /proc shows it, at most 15 bytes) starts with comm, and returns how
-// many it killed.
-func killChildren(ppid int, comm string) int {
+// killChildren sends SIGKILL to the processes whose command name (as /proc
+// shows it, at most 15 bytes) starts with comm and that are children of
+// ppid (when not 0) and in the control group cgroup (when not ""), and
+// returns how many it killed.
+func killChildren(ppid int, comm, cgroup string) int {
 	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
 	n := 0
 	for _, p := range stats {
@@ -187,10 +245,13 @@ func killChildren(ppid int, comm string) int {
 			continue
 		}
 		fields := strings.Fields(s[closing+1:]) // state, ppid, ...
-		if len(fields) < 2 || fields[1] != strconv.Itoa(ppid) || !strings.HasPrefix(s[open+1:closing], comm) {
+		if len(fields) < 2 || (ppid != 0 && fields[1] != strconv.Itoa(ppid)) || !strings.HasPrefix(s[open+1:closing], comm) {
 			continue
 		}
 		pid, _ := strconv.Atoi(strings.TrimSpace(s[:open]))
+		if cg, err := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", pid)); cgroup != "" && (err != nil || string(cg) != cgroup) {
+			continue
+		}
 		if syscall.Kill(pid, syscall.SIGKILL) == nil {
 			n++
 		}
