@@ -153,16 +153,9 @@ func (e *Engine) syncTree(ctx context.Context, id, rel string, host sandbox.Host
 		s := SummarizeTree(tree)
 		planned = &s
 	}
-	if err := w.Backend.MkdirAll(ctx, rel, m.Perm); err != nil {
+	existing, err := prepareTree(ctx, w.Backend, rel, m.Perm, planned.Files)
+	if err != nil {
 		return TreeSummary{}, "", err
-	}
-	existing := map[string]backend.TreeFile{}
-	current, err := w.Backend.WalkFiles(ctx, rel)
-	if err != nil && !errors.Is(err, backend.ErrNotExist) {
-		return TreeSummary{}, "", err
-	}
-	for _, f := range current {
-		existing[f.Rel] = f
 	}
 	var (
 		mu   sync.Mutex
@@ -203,17 +196,41 @@ func (e *Engine) syncTree(ctx context.Context, id, rel string, host sandbox.Host
 		sort.Strings(missing)
 		return TreeSummary{}, "", fmt.Errorf("host source directory %s changed between plan and apply (removed %s); run terraform plan again", src, strings.Join(missing, ", "))
 	}
-	for _, f := range current {
-		if _, ok := planned.Files[f.Rel]; !ok {
-			if err := w.Backend.Remove(ctx, joinRel(rel, f.Rel)); err != nil {
-				return TreeSummary{}, "", err
-			}
-		}
-	}
 	if err := applyMeta(ctx, w.Backend, rel, m); err != nil {
 		return TreeSummary{}, "", err
 	}
 	return *planned, w.AbsPath(rel), nil
+}
+
+// prepareTree makes the directory rel ready to receive a copy whose files
+// are wanted (path relative to rel -> SHA-256): the files there that the
+// copy does not have, and symlinks, are removed first with the directories
+// left empty (one RemoveTree), so that a path of the copy that changed
+// between file and directory is free; then rel is created. It returns the
+// files left, by path.
+func prepareTree(ctx context.Context, b backend.Backend, rel string, perm fs.FileMode, wanted map[string]string) (map[string]backend.TreeFile, error) {
+	current, err := b.WalkFiles(ctx, rel)
+	if err != nil && !errors.Is(err, backend.ErrNotExist) {
+		return nil, err
+	}
+	existing := make(map[string]backend.TreeFile, len(current))
+	var stale []string
+	for _, f := range current {
+		if _, ok := wanted[f.Rel]; ok && f.SHA256 != "" {
+			existing[f.Rel] = f
+		} else {
+			stale = append(stale, f.Rel)
+		}
+	}
+	if len(stale) > 0 {
+		if _, err := b.RemoveTree(ctx, rel, stale); err != nil {
+			return nil, err
+		}
+	}
+	if err := b.MkdirAll(ctx, rel, perm); err != nil {
+		return nil, err
+	}
+	return existing, nil
 }
 
 // RemoveLocalDir removes the files a local_dir entry wrote (files, relative
@@ -265,34 +282,19 @@ func syncBatch(ctx context.Context, w *Workspace, bw backend.BatchWriter, host s
 		return TreeSummary{}, "", fmt.Errorf("host source directory %s changed between plan and apply (%s); run terraform plan again",
 			src, describeChange(planned.Files, SummarizeTree(tree).Files))
 	}
-	if err := w.Backend.MkdirAll(ctx, rel, m.Perm); err != nil {
+	summary := SummarizeTree(tree)
+	existing, err := prepareTree(ctx, w.Backend, rel, m.Perm, summary.Files)
+	if err != nil {
 		return TreeSummary{}, "", err
-	}
-	existing := map[string]backend.TreeFile{}
-	current, err := w.Backend.WalkFiles(ctx, rel)
-	if err != nil && !errors.Is(err, backend.ErrNotExist) {
-		return TreeSummary{}, "", err
-	}
-	for _, f := range current {
-		existing[f.Rel] = f
 	}
 	var todo []sandbox.TreeFile
-	wanted := make(map[string]bool, len(tree.Files))
 	for _, f := range tree.Files {
-		wanted[f.Rel] = true
 		cur, ok := existing[f.Rel]
 		switch {
 		case !ok || cur.SHA256 != f.SHA256:
 			todo = append(todo, f)
 		case cur.Perm != f.Perm:
 			if err := w.Backend.Chmod(ctx, joinRel(rel, f.Rel), f.Perm); err != nil {
-				return TreeSummary{}, "", err
-			}
-		}
-	}
-	for _, f := range current {
-		if !wanted[f.Rel] {
-			if err := w.Backend.Remove(ctx, joinRel(rel, f.Rel)); err != nil {
 				return TreeSummary{}, "", err
 			}
 		}
@@ -305,7 +307,7 @@ func syncBatch(ctx context.Context, w *Workspace, bw backend.BatchWriter, host s
 	if err := applyMeta(ctx, w.Backend, rel, m); err != nil {
 		return TreeSummary{}, "", err
 	}
-	return SummarizeTree(tree), w.AbsPath(rel), nil
+	return summary, w.AbsPath(rel), nil
 }
 
 // copyTreeBatch streams todo to a BatchWriter; each host file is reopened
