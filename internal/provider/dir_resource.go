@@ -51,7 +51,7 @@ func (r *dirResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReq
 	}
 	var m entryModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
+	if checkEntryPath(ctx, r.eng, req, resp, workspace.KindDir); resp.Diagnostics.HasError() {
 		return
 	}
 	if err := m.setDirManifestEntry(); err != nil {

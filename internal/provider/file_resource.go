@@ -161,7 +161,7 @@ func (r *fileResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 	}
 	var cfg fileModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
-	if resp.Diagnostics.HasError() {
+	if checkEntryPath(ctx, r.eng, req, resp, workspace.KindFile); resp.Diagnostics.HasError() {
 		return
 	}
 	d, ok, attr, err := r.planDigest(ctx, m)
@@ -281,7 +281,8 @@ func (r *fileResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 	// so no digest of a secret ever reaches state or plan output.
 	tracked := !m.ContentSHA256.IsNull() && (!m.Content.IsNull() || !m.ContentBase64.IsNull() || !m.Source.IsNull())
 	st, err := r.eng.Stat(ctx, m.WorkspaceID.ValueString(), rel, tracked)
-	if workspaceGone(err) || (err == nil && !st.Exists) {
+	if workspaceGone(err) || (err == nil && (!st.Exists || !st.Info.IsRegular)) {
+		// Gone, or something else stands there now (the plan then names it).
 		resp.State.RemoveResource(ctx)
 		return
 	}
@@ -296,9 +297,9 @@ func (r *fileResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 	if m.Ephemeral.IsNull() {
 		m.Ephemeral = types.BoolValue(false)
 	}
-	if tracked && (!st.Info.IsRegular || m.ContentSHA256.ValueString() != st.SHA256) {
-		// Content changed out of band (or the file became something else):
-		// record what is there, so the plan shows an update restoring it.
+	if tracked && m.ContentSHA256.ValueString() != st.SHA256 {
+		// Content changed out of band: record what is there, so the plan
+		// shows an update restoring it.
 		m.Size = types.Int64Value(st.Size)
 		m.ContentSHA256 = types.StringValue(st.SHA256)
 	}

@@ -24,7 +24,7 @@ func (r *gitRepoResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	var m, cfg gitRepoModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
 	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
-	if resp.Diagnostics.HasError() {
+	if checkEntryPath(ctx, r.eng, req, resp, workspace.KindDir); resp.Diagnostics.HasError() {
 		return
 	}
 	ctx = maskGitSecrets(ctx, &m, &cfg)

@@ -187,7 +187,7 @@ func (r *localDirResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	}
 	var m localDirModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
+	if checkEntryPath(ctx, r.eng, req, resp, workspace.KindDir); resp.Diagnostics.HasError() {
 		return
 	}
 	if err := m.setManifestEntry(); err != nil {

@@ -120,13 +120,36 @@ func (r *manifestResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if resp.Diagnostics.HasError() || m.ManifestJSON.IsUnknown() {
 		return
 	}
-	_, expected, err := r.planned(ctx, m.ManifestJSON.ValueString())
+	plan, expected, err := r.planned(ctx, m.ManifestJSON.ValueString())
 	if err != nil {
 		addEngineAttributeError(&resp.Diagnostics, path.Root("manifest_json"), "Cannot plan the manifest", err)
 		return
 	}
 	resp.Diagnostics.Append(m.setResult(expected)...)
+	if r.changes(ctx, req, &m) {
+		if err := r.eng.CheckManifestPaths(ctx, m.WorkspaceID.ValueString(), plan); err != nil {
+			addEngineAttributeError(&resp.Diagnostics, path.Root("manifest_json"), "Manifest entry paths are taken by something else", err)
+			return
+		}
+	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &m)...)
+}
+
+// changes reports whether applying the planned m would write anything: a
+// new resource, or one whose entries differ from what Read observed. Only
+// then are the entry paths checked (see checkEntryPath).
+func (r *manifestResource) changes(ctx context.Context, req resource.ModifyPlanRequest, m *manifestResourceModel) bool {
+	if m.WorkspaceID.IsUnknown() || !workspace.ValidID(m.WorkspaceID.ValueString()) {
+		return false
+	}
+	if req.State.Raw.IsNull() {
+		return true
+	}
+	var prior manifestResourceModel
+	if d := req.State.Get(ctx, &prior); d.HasError() {
+		return true
+	}
+	return !prior.WorkspaceID.Equal(m.WorkspaceID) || !prior.Entries.Equal(m.Entries) || !prior.Files.Equal(m.Files)
 }
 
 // apply plans again from the host, refuses host sources changed since the

@@ -117,12 +117,32 @@ type Backend interface {
 	// RemoveAll deletes rel and everything below it without following
 	// symlinks. Missing is not an error.
 	RemoveAll(ctx context.Context, rel string) error
+	// RemoveTree undoes a tree copy in one operation (one round trip): it
+	// removes the listed files (paths relative to the directory rel; a
+	// listed path that is now a directory, or lies on another filesystem
+	// mounted inside rel, is kept), then the directories below rel left
+	// empty, then rel itself when nothing but empty directories is left
+	// below it. No symlink is followed. A missing rel, or one that is no
+	// longer a directory, is left alone (Gone in the report).
+	RemoveTree(ctx context.Context, rel string, files []string) (RemoveReport, error)
 
 	// Exec runs one command in the workspace and returns its output and
 	// exit code. A non-zero exit is not an error here (callers decide, as
 	// the seed's ExecNonZeroError); an error means the command could not be
 	// run or did not finish (ErrExecTimeout).
 	Exec(ctx context.Context, req ExecRequest) (sandbox.ExecResult, error)
+}
+
+// RemoveReport is what RemoveTree left in place.
+type RemoveReport struct {
+	// Left counts the files (and symlinks and other non-directories) below
+	// rel that were not listed, so were left with rel.
+	Left int `json:"left,omitempty"`
+	// Kept lists the listed paths that were directories (written there by
+	// others), left in place.
+	Kept []string `json:"kept,omitempty"`
+	// Gone is true when rel was missing or not a directory.
+	Gone bool `json:"gone,omitempty"`
 }
 
 // ExecRequest is one command to run in a workspace (SPEC §4.5, §6.2, §6.3).

@@ -25,6 +25,7 @@ import (
 	"errors"
 	"io/fs"
 	"path"
+	"syscall"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 )
@@ -41,20 +42,24 @@ const HelperDir = "/.sandbox-fs-helper"
 const PAXSHA256 = "SANDBOX.sha256"
 
 // Operations understood by the helper; each maps to the backend.Backend
-// method of the same meaning.
+// method of the same meaning. OpMkdir and OpWrite first re-create a root
+// deleted inside the running container (mkdir -p, mode 0755, as OpInit),
+// so entries are applied into a live container whatever happened to its
+// root.
 const (
-	OpVersion   = "version"   // prints Response{Version}
-	OpInit      = "init"      // mkdir -p root (0755), refusing a symlink or non-directory
-	OpStat      = "stat"      // Response.Info
-	OpMkdir     = "mkdir"     // arg: decimal fs.FileMode
-	OpChmod     = "chmod"     // arg: decimal fs.FileMode
-	OpChgrp     = "chgrp"     // arg: group name or decimal gid
-	OpHash      = "hash"      // Response.SHA256, Response.Size
-	OpWalk      = "walk"      // Response.Files
-	OpRemove    = "remove"    // file or empty directory
-	OpRemoveAll = "removeall" // tree, no symlink followed
-	OpWrite     = "write"     // tar on stdin; Response.Written, one per member
-	OpKillEnv   = "killenv"   // arg: token; SIGKILL every process whose environment holds ExecTokenEnv=<token>; Response.Size = how many
+	OpVersion    = "version"    // prints Response{Version}
+	OpInit       = "init"       // mkdir -p root (0755), refusing a symlink or non-directory
+	OpStat       = "stat"       // Response.Info
+	OpMkdir      = "mkdir"      // arg: decimal fs.FileMode
+	OpChmod      = "chmod"      // arg: decimal fs.FileMode
+	OpChgrp      = "chgrp"      // arg: group name or decimal gid
+	OpHash       = "hash"       // Response.SHA256, Response.Size
+	OpWalk       = "walk"       // Response.Files
+	OpRemove     = "remove"     // file or empty directory
+	OpRemoveAll  = "removeall"  // tree, no symlink followed
+	OpWrite      = "write"      // tar on stdin; Response.Written, one per member
+	OpRemoveTree = "removetree" // JSON list of tree-relative files on stdin; Response.Removal
+	OpKillEnv    = "killenv"    // arg: token; SIGKILL every process whose environment holds ExecTokenEnv=<token>; Response.Size = how many
 )
 
 // ExecTokenEnv is the environment variable the Docker backend gives every
@@ -73,6 +78,7 @@ const (
 	KindEscape         = "escape_root"     // wraps backend.ErrEscapesRoot
 	KindNotExist       = "not_exist"       // wraps fs.ErrNotExist
 	KindContentChanged = "content_changed" // wraps backend.ErrContentChanged
+	KindNotDir         = "not_dir"         // wraps syscall.ENOTDIR (a parent is not a directory)
 	KindOther          = "error"
 )
 
@@ -85,6 +91,7 @@ type Response struct {
 	Size    int64                 `json:"size,omitempty"`
 	Files   []backend.TreeFile    `json:"files,omitempty"`
 	Written []backend.WriteResult `json:"written,omitempty"`
+	Removal *backend.RemoveReport `json:"removal,omitempty"`
 }
 
 // Error is a failed operation: its kind and the message of the error.
@@ -103,6 +110,8 @@ func ErrorFrom(err error) *Error {
 		kind = KindNotExist
 	case errors.Is(err, backend.ErrContentChanged):
 		kind = KindContentChanged
+	case errors.Is(err, syscall.ENOTDIR):
+		kind = KindNotDir
 	}
 	return &Error{Kind: kind, Message: err.Error()}
 }
@@ -118,6 +127,8 @@ func (e *Error) Err() error {
 		sentinel = fs.ErrNotExist
 	case KindContentChanged:
 		sentinel = backend.ErrContentChanged
+	case KindNotDir:
+		sentinel = syscall.ENOTDIR
 	}
 	return &remoteError{msg: e.Message, sentinel: sentinel}
 }

@@ -73,6 +73,9 @@ func run(ctx context.Context, b *local.Backend, op, rel, arg string, stdin io.Re
 			return Response{}, err
 		}
 		if op == OpMkdir {
+			if err := b.EnsureRoot(ctx); err != nil {
+				return Response{}, err
+			}
 			return Response{}, b.MkdirAll(ctx, rel, m)
 		}
 		return Response{}, b.Chmod(ctx, rel, m)
@@ -89,8 +92,19 @@ func run(ctx context.Context, b *local.Backend, op, rel, arg string, stdin io.Re
 	case OpRemoveAll:
 		return Response{}, b.RemoveAll(ctx, rel)
 	case OpWrite:
+		if err := b.EnsureRoot(ctx); err != nil {
+			_, _ = io.Copy(io.Discard, stdin)
+			return Response{}, err
+		}
 		written, err := writeTar(ctx, b, stdin)
 		return Response{Written: written}, err
+	case OpRemoveTree:
+		var files []string
+		if err := json.NewDecoder(stdin).Decode(&files); err != nil {
+			return Response{}, fmt.Errorf("%w: reading the file list: %w", errUsage, err)
+		}
+		rep, err := b.RemoveTree(ctx, rel, files)
+		return Response{Removal: &rep}, err
 	case OpKillEnv:
 		n, err := killByEnv(ExecTokenEnv + "=" + arg)
 		return Response{Size: int64(n)}, err

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
@@ -74,5 +75,40 @@ func TestMain_operations(t *testing.T) {
 	}
 	if code := Main([]string{"bogus", root, "."}, nil, &bytes.Buffer{}, &bytes.Buffer{}); code != 2 {
 		t.Fatalf("unknown op: exit %d", code)
+	}
+}
+
+// TestMain_safetyOperations: ENOTDIR keeps its kind, OpRemoveTree removes
+// a listed tree in one call, and OpMkdir and OpWrite re-create a deleted
+// root first.
+func TestMain_safetyOperations(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "ws")
+	if r := call(t, tarOf(t, "t/a/f.txt", "hi", ""), OpWrite, root, "."); r.Error != nil {
+		t.Fatal(r.Error.Message)
+	}
+	if err := call(t, nil, OpStat, root, "t/a/f.txt/below").Error.Err(); !errors.Is(err, syscall.ENOTDIR) {
+		t.Fatalf("stat below a file: %v", err)
+	}
+	r := call(t, []byte(`["a/f.txt"]`), OpRemoveTree, root, "t")
+	if r.Error != nil || r.Removal == nil || r.Removal.Left != 0 {
+		t.Fatalf("removetree: %+v", r)
+	}
+	if _, err := os.Lstat(filepath.Join(root, "t")); !os.IsNotExist(err) {
+		t.Fatalf("the tree is still there: %v", err)
+	}
+	if err := os.RemoveAll(root); err != nil {
+		t.Fatal(err)
+	}
+	if r := call(t, nil, OpMkdir, root, "d", "488"); r.Error != nil { // 0750
+		t.Fatal(r.Error.Message)
+	}
+	if fi, err := os.Stat(root); err != nil || fi.Mode().Perm() != 0o755 {
+		t.Fatalf("root re-created by mkdir: %v, %v", fi, err)
+	}
+	if err := os.RemoveAll(root); err != nil {
+		t.Fatal(err)
+	}
+	if r := call(t, tarOf(t, "f", "x", ""), OpWrite, root, "."); r.Error != nil {
+		t.Fatal(r.Error.Message)
 	}
 }

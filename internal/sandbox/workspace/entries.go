@@ -122,13 +122,19 @@ func (e *Engine) RemoveDir(ctx context.Context, id, rel string) (warning string,
 		return "", err
 	}
 	if len(files) > 0 {
-		return fmt.Sprintf("%s holds %d file(s) that this resource did not write, so it was left in place "+
-			"(destroying its workspace removes it too)", w.AbsPath(rel), len(files)), nil
+		return leftInPlace(w.AbsPath(rel), len(files)), nil
 	}
 	if err := w.Backend.RemoveAll(ctx, rel); err != nil {
 		return "", err
 	}
 	return "", nil
+}
+
+// leftInPlace is the warning for a directory kept because it holds n files
+// the resource did not write.
+func leftInPlace(abs string, n int) string {
+	return fmt.Sprintf("%s holds %d file(s) that this resource did not write, so it was left in place "+
+		"(destroying its workspace removes it too)", abs, n)
 }
 
 // WriteFile streams r into rel atomically, then applies the metadata. When

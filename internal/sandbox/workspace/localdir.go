@@ -150,16 +150,9 @@ func (e *Engine) syncTree(ctx context.Context, id, rel string, host sandbox.Host
 		s := SummarizeTree(tree)
 		planned = &s
 	}
-	if err := w.Backend.MkdirAll(ctx, rel, m.Perm); err != nil {
+	existing, err := prepareTree(ctx, w.Backend, rel, m.Perm, planned.Files)
+	if err != nil {
 		return TreeSummary{}, "", err
-	}
-	existing := map[string]backend.TreeFile{}
-	current, err := w.Backend.WalkFiles(ctx, rel)
-	if err != nil && !errors.Is(err, backend.ErrNotExist) {
-		return TreeSummary{}, "", err
-	}
-	for _, f := range current {
-		existing[f.Rel] = f
 	}
 	var (
 		mu   sync.Mutex
@@ -200,23 +193,48 @@ func (e *Engine) syncTree(ctx context.Context, id, rel string, host sandbox.Host
 		sort.Strings(missing)
 		return TreeSummary{}, "", fmt.Errorf("host source directory %s changed between plan and apply (removed %s); run terraform plan again", src, strings.Join(missing, ", "))
 	}
-	for _, f := range current {
-		if _, ok := planned.Files[f.Rel]; !ok {
-			if err := w.Backend.Remove(ctx, joinRel(rel, f.Rel)); err != nil {
-				return TreeSummary{}, "", err
-			}
-		}
-	}
 	if err := applyMeta(ctx, w.Backend, rel, m); err != nil {
 		return TreeSummary{}, "", err
 	}
 	return *planned, w.AbsPath(rel), nil
 }
 
+// prepareTree makes the directory rel ready to receive a copy whose files
+// are wanted (path relative to rel -> SHA-256): the files there that the
+// copy does not have, and symlinks, are removed first with the directories
+// left empty (one RemoveTree), so that a path of the copy that changed
+// between file and directory is free; then rel is created. It returns the
+// files left, by path.
+func prepareTree(ctx context.Context, b backend.Backend, rel string, perm fs.FileMode, wanted map[string]string) (map[string]backend.TreeFile, error) {
+	current, err := b.WalkFiles(ctx, rel)
+	if err != nil && !errors.Is(err, backend.ErrNotExist) {
+		return nil, err
+	}
+	existing := make(map[string]backend.TreeFile, len(current))
+	var stale []string
+	for _, f := range current {
+		if _, ok := wanted[f.Rel]; ok && f.SHA256 != "" {
+			existing[f.Rel] = f
+		} else {
+			stale = append(stale, f.Rel)
+		}
+	}
+	if len(stale) > 0 {
+		if _, err := b.RemoveTree(ctx, rel, stale); err != nil {
+			return nil, err
+		}
+	}
+	if err := b.MkdirAll(ctx, rel, perm); err != nil {
+		return nil, err
+	}
+	return existing, nil
+}
+
 // RemoveLocalDir removes the files a local_dir entry wrote (files, relative
-// to rel), then the directories left empty, then rel itself when empty.
-// Content the resource did not write is left in place, and the returned
-// warning names it.
+// to rel), then the directories left empty, then rel itself when empty, in
+// one backend operation (one round trip into a container, whatever the
+// number of files). Content the resource did not write is left in place,
+// and the returned warning names it.
 func (e *Engine) RemoveLocalDir(ctx context.Context, id, rel string, files []string) (string, error) {
 	w, err := e.Open(ctx, id)
 	if errors.Is(err, ErrWorkspaceGone) {
@@ -225,31 +243,19 @@ func (e *Engine) RemoveLocalDir(ctx context.Context, id, rel string, files []str
 	if err != nil {
 		return "", err
 	}
-	dirs := map[string]bool{}
-	for _, f := range files {
-		if err := w.Backend.Remove(ctx, joinRel(rel, f)); err != nil {
-			return "", err
-		}
-		for d := path.Dir(f); d != "." && d != "/"; d = path.Dir(d) {
-			dirs[d] = true
-		}
+	rep, err := w.Backend.RemoveTree(ctx, rel, files)
+	if err != nil {
+		return "", err
 	}
-	ordered := make([]string, 0, len(dirs))
-	for d := range dirs {
-		ordered = append(ordered, d)
+	var warnings []string
+	if len(rep.Kept) > 0 {
+		warnings = append(warnings, fmt.Sprintf("%s: %s became directories written by others, so they were left in place",
+			w.AbsPath(rel), strings.Join(rep.Kept, ", ")))
 	}
-	// Deepest first, so parents are empty by the time they are tried.
-	sort.Slice(ordered, func(i, j int) bool {
-		ci, cj := strings.Count(ordered[i], "/"), strings.Count(ordered[j], "/")
-		if ci != cj {
-			return ci > cj
-		}
-		return ordered[i] > ordered[j]
-	})
-	for _, d := range ordered {
-		_ = w.Backend.Remove(ctx, joinRel(rel, d)) // fails harmlessly when not empty
+	if rep.Left > 0 {
+		warnings = append(warnings, leftInPlace(w.AbsPath(rel), rep.Left))
 	}
-	return e.RemoveDir(ctx, id, rel)
+	return strings.Join(warnings, "; "), nil
 }
 
 func joinRel(base, rel string) string {
@@ -273,34 +279,19 @@ func syncBatch(ctx context.Context, w *Workspace, bw backend.BatchWriter, host s
 		return TreeSummary{}, "", fmt.Errorf("host source directory %s changed between plan and apply (%s); run terraform plan again",
 			src, describeChange(planned.Files, SummarizeTree(tree).Files))
 	}
-	if err := w.Backend.MkdirAll(ctx, rel, m.Perm); err != nil {
+	summary := SummarizeTree(tree)
+	existing, err := prepareTree(ctx, w.Backend, rel, m.Perm, summary.Files)
+	if err != nil {
 		return TreeSummary{}, "", err
-	}
-	existing := map[string]backend.TreeFile{}
-	current, err := w.Backend.WalkFiles(ctx, rel)
-	if err != nil && !errors.Is(err, backend.ErrNotExist) {
-		return TreeSummary{}, "", err
-	}
-	for _, f := range current {
-		existing[f.Rel] = f
 	}
 	var todo []sandbox.TreeFile
-	wanted := make(map[string]bool, len(tree.Files))
 	for _, f := range tree.Files {
-		wanted[f.Rel] = true
 		cur, ok := existing[f.Rel]
 		switch {
 		case !ok || cur.SHA256 != f.SHA256:
 			todo = append(todo, f)
 		case cur.Perm != f.Perm:
 			if err := w.Backend.Chmod(ctx, joinRel(rel, f.Rel), f.Perm); err != nil {
-				return TreeSummary{}, "", err
-			}
-		}
-	}
-	for _, f := range current {
-		if !wanted[f.Rel] {
-			if err := w.Backend.Remove(ctx, joinRel(rel, f.Rel)); err != nil {
 				return TreeSummary{}, "", err
 			}
 		}
@@ -313,7 +304,7 @@ func syncBatch(ctx context.Context, w *Workspace, bw backend.BatchWriter, host s
 	if err := applyMeta(ctx, w.Backend, rel, m); err != nil {
 		return TreeSummary{}, "", err
 	}
-	return SummarizeTree(tree), w.AbsPath(rel), nil
+	return summary, w.AbsPath(rel), nil
 }
 
 // copyTreeBatch streams todo to a BatchWriter; each host file is reopened

@@ -105,12 +105,21 @@ func (e *Engine) ReadManifest(ctx context.Context, id string, p *ManifestPlan) (
 // in place; the returned warnings name them. A vanished workspace is not
 // an error.
 func (e *Engine) RemoveManifest(ctx context.Context, id string, entries []PlannedEntry, files []string) ([]string, error) {
-	if _, err := e.Open(ctx, id); errors.Is(err, ErrWorkspaceGone) {
+	w, err := e.Open(ctx, id)
+	if errors.Is(err, ErrWorkspaceGone) {
 		return nil, nil
 	} else if err != nil {
 		return nil, err
 	}
-	for _, f := range files {
+	copies, rest := filesByCopy(entries, files)
+	for c, list := range copies {
+		// One round trip per copy, whatever its size; what it leaves is
+		// reported by the directory pass below.
+		if _, err := w.Backend.RemoveTree(ctx, c, list); err != nil {
+			return nil, err
+		}
+	}
+	for _, f := range rest {
 		if err := e.RemoveFile(ctx, id, f); err != nil {
 			return nil, err
 		}
@@ -121,7 +130,7 @@ func (e *Engine) RemoveManifest(ctx context.Context, id string, entries []Planne
 			dirs = append(dirs, pe.Path)
 		}
 	}
-	for _, f := range files {
+	for _, f := range rest {
 		for _, d := range dirs {
 			for p := parentDir(f); p != "." && strings.HasPrefix(p+"/", d+"/") && p != d; p = parentDir(p) {
 				dirs = append(dirs, p) // directories a local_dir copy created
@@ -151,6 +160,30 @@ func (e *Engine) RemoveManifest(ctx context.Context, id string, entries []Planne
 		}
 	}
 	return warnings, nil
+}
+
+// filesByCopy splits the files of a manifest into those of each local_dir
+// copy (by the copy's path, relative to it) and the rest.
+func filesByCopy(entries []PlannedEntry, files []string) (map[string][]string, []string) {
+	var paths []string
+	for _, pe := range entries {
+		if pe.Entry.Type == "local_dir" && pe.Source() != "" {
+			paths = append(paths, pe.Path)
+		}
+	}
+	copies := map[string][]string{}
+	var rest []string
+next:
+	for _, f := range files {
+		for _, c := range paths {
+			if c == "." || strings.HasPrefix(f, c+"/") {
+				copies[c] = append(copies[c], strings.TrimPrefix(f, c+"/"))
+				continue next
+			}
+		}
+		rest = append(rest, f)
+	}
+	return copies, rest
 }
 
 func isEntryPath(entries []PlannedEntry, p string) bool {

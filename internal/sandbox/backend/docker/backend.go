@@ -2,7 +2,9 @@ package docker
 
 import (
 	"archive/tar"
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -147,6 +149,24 @@ func (b *Backend) Remove(ctx context.Context, rel string) error {
 func (b *Backend) RemoveAll(ctx context.Context, rel string) error {
 	_, err := b.helper(ctx, fshelper.OpRemoveAll, rel, "", nil)
 	return err
+}
+
+// RemoveTree removes the listed files of a tree copy, then the directories
+// left empty (see backend.Backend), with one helper exec whatever the
+// number of files: the list goes to the helper's stdin.
+func (b *Backend) RemoveTree(ctx context.Context, rel string, files []string) (backend.RemoveReport, error) {
+	list, err := json.Marshal(files)
+	if err != nil {
+		return backend.RemoveReport{}, err
+	}
+	r, err := b.helper(ctx, fshelper.OpRemoveTree, rel, "", bytes.NewReader(list))
+	if err != nil {
+		return backend.RemoveReport{}, err
+	}
+	if r.Removal == nil {
+		return backend.RemoveReport{}, fmt.Errorf("remove %s: the file helper returned no report", rel)
+	}
+	return *r.Removal, nil
 }
 
 // WriteFile streams r into rel atomically: a one-member tar stream on the

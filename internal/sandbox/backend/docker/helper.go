@@ -15,6 +15,7 @@ import (
 	"path"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/moby/moby/client"
 
@@ -243,10 +244,19 @@ func (d *Daemon) installHelperByShell(ctx context.Context, containerID string, h
 	return nil
 }
 
+// helperCalls counts the helper operations run by this process.
+var helperCalls atomic.Int64
+
+// HelperCalls returns how many file helper operations (each one `docker
+// exec`) this process has run, so tests can bound the round trips of an
+// operation whatever its size.
+func HelperCalls() int64 { return helperCalls.Load() }
+
 // helper runs one helper operation on the workspace and decodes its
 // response; a Response error comes back as an error wrapping the matching
 // backend sentinel.
 func (b *Backend) helper(ctx context.Context, op, rel, arg string, stdin io.Reader) (fshelper.Response, error) {
+	helperCalls.Add(1)
 	p, err := b.d.ensureHelper(ctx, b.id)
 	if errors.Is(err, backend.ErrStopped) && changes(op) {
 		// Only an apply changes anything: a stopped container is started
@@ -283,7 +293,8 @@ func (b *Backend) helper(ctx context.Context, op, rel, arg string, stdin io.Read
 // never does.
 func changes(op string) bool {
 	switch op {
-	case fshelper.OpWrite, fshelper.OpMkdir, fshelper.OpChmod, fshelper.OpChgrp, fshelper.OpRemove, fshelper.OpRemoveAll, OpInitRoot:
+	case fshelper.OpWrite, fshelper.OpMkdir, fshelper.OpChmod, fshelper.OpChgrp, fshelper.OpRemove, fshelper.OpRemoveAll,
+		fshelper.OpRemoveTree, OpInitRoot:
 		return true
 	}
 	return false

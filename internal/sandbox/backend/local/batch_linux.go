@@ -5,20 +5,16 @@ package local
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path"
-	"strings"
 	"sync"
 
 	"golang.org/x/sys/unix"
 
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 )
 
@@ -30,13 +26,6 @@ type BatchItem struct {
 	Perm   fs.FileMode
 	SHA256 string
 	R      io.Reader
-}
-
-// pending is a temporary file of a batch waiting to be renamed into place.
-type pending struct {
-	dir  int // O_PATH descriptor of the target's directory
-	tmp  string
-	base string
 }
 
 // batchWorkers is how many files of a batch are staged at once. Creating a
@@ -108,14 +97,10 @@ func (b *Backend) WriteBatch(ctx context.Context, next func() (BatchItem, error)
 	if err := unix.Syncfs(root); err != nil {
 		return nil, fmt.Errorf("write: syncfs: %w", err)
 	}
-	for i, p := range s.todo {
-		if err := ctx.Err(); err != nil {
+	for _, p := range s.todo {
+		if err := p.commit(ctx); err != nil {
 			return nil, err
 		}
-		if err := unix.Renameat(p.dir, p.tmp, p.dir, p.base); err != nil {
-			return nil, &fs.PathError{Op: "write", Path: p.base, Err: err}
-		}
-		s.todo[i].tmp = "" // renamed: nothing to clean up
 	}
 	return s.results, nil
 }
@@ -125,7 +110,7 @@ func (b *Backend) WriteBatch(ctx context.Context, next func() (BatchItem, error)
 type batchState struct {
 	mu      sync.Mutex
 	dirs    map[string]int
-	todo    []pending
+	todo    []*staged
 	results []backend.WriteResult
 	err     error
 	cancel  context.CancelFunc
@@ -135,13 +120,13 @@ type batchState struct {
 func (s *batchState) slot() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.todo = append(s.todo, pending{})
+	s.todo = append(s.todo, nil)
 	s.results = append(s.results, backend.WriteResult{})
 	return len(s.todo) - 1
 }
 
 // done records the outcome of staging file i.
-func (s *batchState) done(i int, p pending, res backend.WriteResult, err error) {
+func (s *batchState) done(i int, p *staged, res backend.WriteResult, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err != nil {
@@ -157,13 +142,11 @@ func (s *batchState) done(i int, p pending, res backend.WriteResult, err error) 
 // close removes every temporary file not renamed and closes directories.
 func (s *batchState) close() {
 	for _, p := range s.todo {
-		if p.tmp != "" {
-			_ = unix.Unlinkat(p.dir, p.tmp, 0)
+		if p != nil {
+			p.abort()
 		}
 	}
-	for _, fd := range s.dirs {
-		unix.Close(fd)
-	}
+	closeDirs(s.dirs)
 }
 
 // feed reads the items, resolves their directories and hands small files
@@ -200,7 +183,7 @@ func (s *batchState) feed(ctx context.Context, b *Backend, root int, next func()
 			return fmt.Errorf("write %s: %w", rel, rerr)
 		default: // at least a chunk: stream the rest in order
 			it.R = io.MultiReader(bytes.NewReader((*bp)[:n]), it.R)
-			p, res, err := stageStream(ctx, pfd, rel, base, it)
+			p, res, err := stageClosed(ctx, pfd, rel, base, it)
 			chunkPool.Put(bp)
 			s.done(i, p, res, err)
 			if err != nil {
@@ -249,51 +232,24 @@ func (b *Backend) targetDir(root int, dirs map[string]int, relIn string) (int, s
 	return pfd, rel, base, nil
 }
 
-// stageBytes stages a small file already read into a chunk.
-func stageBytes(ctx context.Context, j stageJob) (pending, backend.WriteResult, error) {
+// stageBytes stages a small file already read into a chunk; its temporary
+// file is closed at once (a batch may stage thousands).
+func stageBytes(ctx context.Context, j stageJob) (*staged, backend.WriteResult, error) {
 	j.it.R = bytes.NewReader((*j.buf)[:j.n])
-	return stageStream(ctx, j.pfd, j.rel, j.base, j.it)
+	return stageClosed(ctx, j.pfd, j.rel, j.base, j.it)
 }
 
-// stageStream streams one item into a new temporary file beside its
-// target.
-func stageStream(ctx context.Context, pfd int, rel, base string, it BatchItem) (pending, backend.WriteResult, error) {
-	tmp, err := tempName(base)
-	if err != nil {
-		return pending{}, backend.WriteResult{}, err
-	}
-	fd, err := openatRetry(pfd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW, 0o600)
-	if err != nil {
-		return pending{}, backend.WriteResult{}, &fs.PathError{Op: "write", Path: rel, Err: err}
-	}
-	f := os.NewFile(uintptr(fd), tmp)
-	res, err := fillTemp(ctx, f, rel, it)
-	if cerr := f.Close(); err == nil && cerr != nil {
-		err = fmt.Errorf("write %s: %w", rel, cerr)
+// stageClosed is stage for a batch: the temporary file is closed once
+// filled and renamed after the batch's one syncfs.
+func stageClosed(ctx context.Context, pfd int, rel, base string, it BatchItem) (*staged, backend.WriteResult, error) {
+	p, res, err := stage(ctx, pfd, rel, base, it)
+	if err == nil {
+		err = p.release()
 	}
 	if err != nil {
-		_ = unix.Unlinkat(pfd, tmp, 0)
-		return pending{}, backend.WriteResult{}, err
+		return nil, backend.WriteResult{}, err
 	}
-	return pending{dir: pfd, tmp: tmp, base: base}, res, nil
-}
-
-// fillTemp copies it.R into f while hashing, checks the checksum and sets
-// the mode.
-func fillTemp(ctx context.Context, f *os.File, rel string, it BatchItem) (backend.WriteResult, error) {
-	h := sha256.New()
-	n, err := sandbox.CopyChunks(ctx, io.MultiWriter(f, h), it.R)
-	if err != nil {
-		return backend.WriteResult{}, fmt.Errorf("write %s: %w", rel, err)
-	}
-	sum := hex.EncodeToString(h.Sum(nil))
-	if it.SHA256 != "" && !strings.EqualFold(it.SHA256, sum) {
-		return backend.WriteResult{}, fmt.Errorf("write %s: content has SHA-256 %s, planned %s: %w", rel, sum, strings.ToLower(it.SHA256), backend.ErrContentChanged)
-	}
-	if err := unix.Fchmod(int(f.Fd()), unixMode(it.Perm)); err != nil {
-		return backend.WriteResult{}, &fs.PathError{Op: "chmod", Path: rel, Err: err}
-	}
-	return backend.WriteResult{Size: n, SHA256: sum}, nil
+	return p, res, nil
 }
 
 // EnsureRoot makes the root directory exist, as the seed's `mkdir -p

@@ -49,5 +49,10 @@ func (b *Backend) WalkFiles(context.Context, string) ([]backend.TreeFile, error)
 // Remove is not supported on this system.
 func (b *Backend) Remove(context.Context, string) error { return errUnsupported }
 
+// RemoveTree is not supported on this system.
+func (b *Backend) RemoveTree(context.Context, string, []string) (backend.RemoveReport, error) {
+	return backend.RemoveReport{}, errUnsupported
+}
+
 // RemoveAll is not supported on this system.
 func (b *Backend) RemoveAll(context.Context, string) error { return errUnsupported }

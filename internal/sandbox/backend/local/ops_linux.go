@@ -191,8 +191,9 @@ func hashStream(ctx context.Context, f *os.File) (string, int64, error) {
 }
 
 // Remove deletes the file, symlink or empty directory rel (a symlink is
-// removed itself). A missing rel is not an error; the root cannot be
-// removed this way (see Destroy).
+// removed itself), and the temporary file a killed write of rel left
+// behind. A missing rel is not an error; the root cannot be removed this
+// way (see Destroy).
 func (b *Backend) Remove(ctx context.Context, rel string) error {
 	return b.remove(ctx, "remove", rel, false)
 }
@@ -237,6 +238,9 @@ func (b *Backend) remove(ctx context.Context, op, rel string, all bool) error {
 		return err
 	}
 	defer unix.Close(pfd)
+	// A temporary left by a killed write of rel goes with it (it is never
+	// in use: only a write of rel creates it, and it holds it locked).
+	_ = sweepTemp(pfd, tempName(base))
 	if err := removeEntry(ctx, pfd, base, all); err != nil {
 		return &fs.PathError{Op: op, Path: rel, Err: err}
 	}

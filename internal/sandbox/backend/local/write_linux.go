@@ -4,7 +4,6 @@ package local
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -12,7 +11,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -21,16 +19,21 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 )
 
-// tmpInfix marks the temporary files WriteFile creates:
+// tmpInfix marks the temporary files writes create:
 // ".<base>.sandbox-tmp-<12 hex digits>" in the target's directory.
 const tmpInfix = ".sandbox-tmp-"
 
+// ErrTempBusy is wrapped when another live write holds the temporary file of
+// the same target (two writes of one path at once).
+var ErrTempBusy = errors.New("another write of this file is in progress")
+
 // WriteFile streams r into rel atomically. Missing parent directories are
-// created with mode 0755 (explicit chmod). The content goes to a new
-// temporary file ".<base>.sandbox-tmp-<random>" created with O_EXCL in the
-// target directory (through that directory's descriptor), is copied through
-// a 1 MiB buffer while being hashed with SHA-256, gets perm by fchmod
-// (whatever the umask), is fsync-ed and then renamed over rel. When r fails,
+// created with mode 0755 (explicit chmod). The content goes to the target's
+// temporary file (see tempName), created with O_EXCL in the target directory
+// (through that directory's descriptor) and flock-ed while it is written, is
+// copied through a 1 MiB buffer while being hashed with SHA-256, gets perm by
+// fchmod (whatever the umask), is fsync-ed and then renamed over rel. A
+// temporary left by a write that was killed is removed first. When r fails,
 // ctx is cancelled, or wantSHA256 (hex, case-insensitive; "" to skip) differs
 // from the streamed bytes' hash, the temporary file is removed and rel is
 // left as it was; the mismatch error wraps backend.ErrContentChanged. An
@@ -41,97 +44,206 @@ func (b *Backend) WriteFile(ctx context.Context, rel string, r io.Reader, perm f
 	if err := ctx.Err(); err != nil {
 		return backend.WriteResult{}, err
 	}
-	rel, err := cleanRel("write", rel)
-	if err != nil {
-		return backend.WriteResult{}, err
-	}
-	if rel == "." {
-		return backend.WriteResult{}, errors.New("write: the workspace root is a directory, not a file")
-	}
 	root, err := b.openRoot("write")
 	if err != nil {
 		return backend.WriteResult{}, err
 	}
-	dir, base := path.Split(rel)
-	pfd, err := mkdirAll("write", root, dir, 0o755)
+	dirs := map[string]int{}
+	defer closeDirs(dirs)
+	pfd, rel, base, err := b.targetDir(root, dirs, rel)
 	unix.Close(root)
 	if err != nil {
 		return backend.WriteResult{}, err
 	}
-	defer unix.Close(pfd)
-
-	var st unix.Stat_t
-	if err := fstatat(pfd, base, &st); err == nil {
-		switch st.Mode & unix.S_IFMT {
-		case unix.S_IFLNK:
-			return backend.WriteResult{}, escapeErr("write", rel)
-		case unix.S_IFDIR:
-			return backend.WriteResult{}, &fs.PathError{Op: "write", Path: rel, Err: unix.EISDIR}
-		}
-	}
-	return writeTemp(ctx, pfd, rel, base, r, unixMode(perm), wantSHA256)
-}
-
-// writeTemp does the temporary-file part of WriteFile below the directory
-// descriptor pfd.
-func writeTemp(ctx context.Context, pfd int, rel, base string, r io.Reader, mode uint32, want string) (backend.WriteResult, error) {
-	tmp, err := tempName(base)
+	s, res, err := stage(ctx, pfd, rel, base, BatchItem{Rel: rel, Perm: perm, SHA256: wantSHA256, R: r})
 	if err != nil {
 		return backend.WriteResult{}, err
 	}
-	fd, err := openatRetry(pfd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW, 0o600)
-	if err != nil {
-		return backend.WriteResult{}, &fs.PathError{Op: "write", Path: rel, Err: err}
+	if err := s.commit(ctx); err != nil {
+		return backend.WriteResult{}, err
 	}
-	f := os.NewFile(uintptr(fd), tmp)
-	closed, renamed := false, false
-	defer func() {
-		if !closed {
-			f.Close()
-		}
-		if !renamed {
-			_ = unix.Unlinkat(pfd, tmp, 0)
-		}
-	}()
+	return res, nil
+}
 
+// staged is a temporary file filled with a target's content, waiting to be
+// renamed over the target. f stays open (and flock-ed) until commit or
+// abort, unless release let it go.
+type staged struct {
+	f    *os.File
+	dir  int // descriptor of the target's directory
+	tmp  string
+	base string
+	rel  string
+}
+
+// stage creates the temporary file of base below pfd, streams it.R into it
+// while hashing, checks the checksum and sets the mode. On error the
+// temporary file is removed.
+func stage(ctx context.Context, pfd int, rel, base string, it BatchItem) (*staged, backend.WriteResult, error) {
+	f, tmp, err := createTemp(pfd, rel, base)
+	if err != nil {
+		return nil, backend.WriteResult{}, err
+	}
+	s := &staged{f: f, dir: pfd, tmp: tmp, base: base, rel: rel}
+	res, err := fill(ctx, f, rel, it)
+	if err != nil {
+		s.abort()
+		return nil, backend.WriteResult{}, err
+	}
+	return s, res, nil
+}
+
+// fill copies it.R into f while hashing, checks the checksum and sets the
+// mode.
+func fill(ctx context.Context, f *os.File, rel string, it BatchItem) (backend.WriteResult, error) {
 	h := sha256.New()
-	n, err := sandbox.CopyChunks(ctx, io.MultiWriter(f, h), r)
+	n, err := sandbox.CopyChunks(ctx, io.MultiWriter(f, h), it.R)
 	if err != nil {
 		return backend.WriteResult{}, fmt.Errorf("write %s: %w", rel, err)
 	}
 	sum := hex.EncodeToString(h.Sum(nil))
-	if want != "" && !strings.EqualFold(want, sum) {
-		return backend.WriteResult{}, fmt.Errorf("write %s: content has SHA-256 %s, planned %s: %w", rel, sum, strings.ToLower(want), backend.ErrContentChanged)
+	if it.SHA256 != "" && !strings.EqualFold(it.SHA256, sum) {
+		return backend.WriteResult{}, fmt.Errorf("write %s: content has SHA-256 %s, planned %s: %w", rel, sum, strings.ToLower(it.SHA256), backend.ErrContentChanged)
 	}
-	if err := unix.Fchmod(fd, mode); err != nil {
+	if err := unix.Fchmod(int(f.Fd()), unixMode(it.Perm)); err != nil {
 		return backend.WriteResult{}, &fs.PathError{Op: "chmod", Path: rel, Err: err}
 	}
-	if err := f.Sync(); err != nil {
-		return backend.WriteResult{}, fmt.Errorf("write %s: %w", rel, err)
-	}
-	closed = true
-	if err := f.Close(); err != nil {
-		return backend.WriteResult{}, fmt.Errorf("write %s: %w", rel, err)
-	}
-	if err := ctx.Err(); err != nil {
-		return backend.WriteResult{}, err
-	}
-	if err := unix.Renameat(pfd, tmp, pfd, base); err != nil {
-		return backend.WriteResult{}, &fs.PathError{Op: "write", Path: rel, Err: err}
-	}
-	renamed = true
 	return backend.WriteResult{Size: n, SHA256: sum}, nil
 }
 
-// tempName returns ".<base>.sandbox-tmp-<12 hex digits>", shortening base so
-// the name stays within NAME_MAX (255 bytes).
-func tempName(base string) (string, error) {
-	var rnd [6]byte
-	if _, err := rand.Read(rnd[:]); err != nil {
-		return "", err
+// release closes the temporary file (dropping its lock) but keeps it for a
+// later rename: a batch stages far more files than it may keep open.
+func (s *staged) release() error {
+	if s.f == nil {
+		return nil
 	}
-	if limit := 255 - 1 - len(tmpInfix) - 2*len(rnd); len(base) > limit {
-		base = base[:limit]
+	err := s.f.Close()
+	s.f = nil
+	if err != nil {
+		s.abort()
+		return fmt.Errorf("write %s: %w", s.rel, err)
 	}
-	return "." + base + tmpInfix + hex.EncodeToString(rnd[:]), nil
+	return nil
+}
+
+// commit fsyncs the temporary file (when still open), renames it over the
+// target and closes it; the lock is held until the rename is done.
+func (s *staged) commit(ctx context.Context) error {
+	if s.f != nil {
+		if err := s.f.Sync(); err != nil {
+			s.abort()
+			return fmt.Errorf("write %s: %w", s.rel, err)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		s.abort()
+		return err
+	}
+	if err := unix.Renameat(s.dir, s.tmp, s.dir, s.base); err != nil {
+		s.abort()
+		return &fs.PathError{Op: "write", Path: s.rel, Err: err}
+	}
+	s.tmp = ""
+	if s.f != nil {
+		_ = s.f.Close() // synced and in place: nothing left to lose
+		s.f = nil
+	}
+	return nil
+}
+
+// abort removes the temporary file (if not yet renamed) and closes it.
+func (s *staged) abort() {
+	if s.tmp != "" {
+		_ = unix.Unlinkat(s.dir, s.tmp, 0)
+		s.tmp = ""
+	}
+	if s.f != nil {
+		_ = s.f.Close()
+		s.f = nil
+	}
+}
+
+// tempName returns the temporary name of the target base in its directory:
+// ".<base>.sandbox-tmp-<first 12 hex digits of the SHA-256 of base>", base
+// shortened so the name stays within NAME_MAX (255 bytes). The name is the
+// same for every write of one target, so a temporary left behind by a write
+// that was killed is found by the next write or removal of that target
+// without listing the directory, and no other file ever matches it.
+func tempName(base string) string {
+	sum := sha256.Sum256([]byte(base))
+	suffix := hex.EncodeToString(sum[:6])
+	short := base
+	if limit := 255 - 1 - len(tmpInfix) - len(suffix); len(short) > limit {
+		short = short[:limit]
+	}
+	return "." + short + tmpInfix + suffix
+}
+
+// createTemp removes a stale temporary file of base below pfd (sweepTemp)
+// and creates a new one with O_EXCL, mode 0600, holding an exclusive flock
+// on it: the lock, which the kernel drops when the writing process dies,
+// tells a live write from the debris of a killed one.
+func createTemp(pfd int, rel, base string) (*os.File, string, error) {
+	tmp := tempName(base)
+	if err := sweepTemp(pfd, tmp); err != nil {
+		return nil, "", &fs.PathError{Op: "write", Path: rel, Err: err}
+	}
+	fd, err := openatRetry(pfd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return nil, "", &fs.PathError{Op: "write", Path: rel, Err: err}
+	}
+	if err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		unix.Close(fd)
+		_ = unix.Unlinkat(pfd, tmp, 0)
+		return nil, "", &fs.PathError{Op: "write", Path: rel, Err: err}
+	}
+	return os.NewFile(uintptr(fd), tmp), tmp, nil
+}
+
+// sweepTemp removes the temporary file tmp below dirfd when it is debris: a
+// regular file no live write holds locked, or a symlink (removed itself,
+// never followed). A locked one gives an error wrapping ErrTempBusy; a
+// directory or device in its place is left alone and reported. A missing
+// tmp is not an error.
+func sweepTemp(dirfd int, tmp string) error {
+	var st unix.Stat_t
+	if err := fstatat(dirfd, tmp, &st); err != nil {
+		if errors.Is(err, unix.ENOENT) {
+			return nil
+		}
+		return err
+	}
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFLNK:
+		return ignoreMissing(unix.Unlinkat(dirfd, tmp, 0))
+	case unix.S_IFREG:
+	default:
+		return fmt.Errorf("%s, the name of this file's temporary copy, is taken by something that is not a file; remove it", tmp)
+	}
+	fd, err := openatRetry(dirfd, tmp, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
+	if err != nil {
+		return ignoreMissing(err)
+	}
+	defer unix.Close(fd)
+	if err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			return fmt.Errorf("%s: %w", tmp, ErrTempBusy)
+		}
+		return err
+	}
+	return ignoreMissing(unix.Unlinkat(dirfd, tmp, 0))
+}
+
+func ignoreMissing(err error) error {
+	if errors.Is(err, unix.ENOENT) {
+		return nil
+	}
+	return err
+}
+
+// closeDirs closes the directory descriptors of a write.
+func closeDirs(dirs map[string]int) {
+	for _, fd := range dirs {
+		unix.Close(fd)
+	}
 }

@@ -1,0 +1,43 @@
+package provider
+
+import (
+	"context"
+	"errors"
+
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
+)
+
+// checkEntryPath is the plan-time half of the policy for a path whose type
+// changed out of band: when an entry is to be created or changed, what is
+// at its path in the workspace must be what the entry makes (or nothing);
+// otherwise the plan fails on `path`, naming what is there. The provider
+// never removes what it did not write to make room. A no-op plan is not
+// checked (Read drops an entry whose path changed type, so that shows as a
+// creation).
+func checkEntryPath(ctx context.Context, eng *workspace.Engine, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, kind workspace.EntryKind) {
+	if eng == nil || req.Plan.Raw.IsNull() || (!req.State.Raw.IsNull() && req.State.Raw.Equal(req.Plan.Raw)) {
+		return
+	}
+	var ws, p types.String
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("workspace_id"), &ws)...)
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("path"), &p)...)
+	if resp.Diagnostics.HasError() || ws.IsUnknown() || ws.IsNull() || p.IsUnknown() || p.IsNull() || !workspace.ValidID(ws.ValueString()) {
+		return
+	}
+	rel, err := normalizedPath(p)
+	if err != nil {
+		return // the path validator reports it
+	}
+	err = eng.CheckEntryPath(ctx, ws.ValueString(), rel, kind)
+	var oe *workspace.ObstructionError
+	switch {
+	case errors.As(err, &oe):
+		addEngineAttributeError(&resp.Diagnostics, path.Root("path"), "Path "+rel+" is taken by something else", err)
+	case err != nil:
+		addEngineAttributeError(&resp.Diagnostics, path.Root("path"), "Cannot check path "+rel+" in the workspace", err)
+	}
+}

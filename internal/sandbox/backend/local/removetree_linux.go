@@ -1,0 +1,163 @@
+//go:build linux
+
+package local
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"sort"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
+)
+
+// RemoveTree removes the listed files below the directory rel, then the
+// directories left empty, then rel itself when nothing but empty
+// directories remains below it (see backend.Backend). Every file is removed
+// through a descriptor of its directory resolved beneath rel without
+// following a symlink; a directory on another filesystem (a mount point) is
+// never entered, and a listed path that is a directory is kept. The
+// temporary file a killed write of a listed file left behind goes too.
+func (b *Backend) RemoveTree(ctx context.Context, rel string, files []string) (backend.RemoveReport, error) {
+	var rep backend.RemoveReport
+	info, err := b.Stat(ctx, rel)
+	if errors.Is(err, fs.ErrNotExist) || isNotDir(err) || (err == nil && !info.IsDir) {
+		return backend.RemoveReport{Gone: true}, nil
+	}
+	if err != nil {
+		return rep, err
+	}
+	rel, _ = cleanRel("remove", rel) // checked by Stat
+	top, err := b.open("remove", rel, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW)
+	if err != nil {
+		return rep, err
+	}
+	defer unix.Close(top)
+	var st unix.Stat_t
+	if err := unix.Fstat(top, &st); err != nil {
+		return rep, &fs.PathError{Op: "remove", Path: rel, Err: err}
+	}
+	t := &treeRemoval{top: top, dev: st.Dev, dirs: map[string]int{}, parents: map[string]bool{}}
+	defer closeDirs(t.dirs)
+	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return rep, err
+		}
+		kept, err := t.removeFile(f)
+		if err != nil {
+			return rep, &fs.PathError{Op: "remove", Path: joinPath(rel, f), Err: err}
+		}
+		if kept {
+			rep.Kept = append(rep.Kept, f)
+		}
+	}
+	t.pruneDirs()
+	rfd, err := openatRetry(top, ".", unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	if err != nil {
+		return rep, &fs.PathError{Op: "remove", Path: rel, Err: err}
+	}
+	left := []backend.TreeFile{}
+	if err := walkDir(ctx, os.NewFile(uintptr(rfd), rel), "", &left); err != nil {
+		return rep, err
+	}
+	rep.Left = len(left)
+	if rep.Left == 0 && rel != "." {
+		return rep, b.RemoveAll(ctx, rel)
+	}
+	return rep, nil
+}
+
+// treeRemoval is the state of one RemoveTree: the tree's directory, its
+// device, and descriptors of the directories files were removed from.
+type treeRemoval struct {
+	top     int
+	dev     uint64
+	dirs    map[string]int // tree-relative directory -> O_PATH descriptor, -1 when unusable
+	parents map[string]bool
+}
+
+// removeFile unlinks the tree-relative file f; a directory there is kept
+// (kept true). A missing f, or one whose directory is missing, a symlink or
+// a mount point, is skipped.
+func (t *treeRemoval) removeFile(f string) (kept bool, err error) {
+	f, err = cleanRel("remove", f)
+	if err != nil {
+		return false, err
+	}
+	if f == "." {
+		return false, nil
+	}
+	dir, base := path.Split(f)
+	dir = path.Clean("./" + dir)
+	pfd := t.dir(dir)
+	if pfd < 0 {
+		return false, nil
+	}
+	for d := dir; d != "."; d = path.Dir(d) {
+		t.parents[d] = true
+	}
+	_ = sweepTemp(pfd, tempName(base))
+	var st unix.Stat_t
+	if err := fstatat(pfd, base, &st); err != nil {
+		return false, ignoreMissing(err)
+	}
+	if st.Mode&unix.S_IFMT == unix.S_IFDIR {
+		return true, nil
+	}
+	return false, ignoreMissing(unix.Unlinkat(pfd, base, 0))
+}
+
+// dir returns a descriptor of the tree-relative directory d, resolved
+// beneath the tree without following symlinks, or -1 when it is missing,
+// not a directory or on another filesystem.
+func (t *treeRemoval) dir(d string) int {
+	if fd, ok := t.dirs[d]; ok {
+		return fd
+	}
+	fd, err := openBeneath(t.top, d, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW, 0)
+	if err == nil {
+		var st unix.Stat_t
+		if unix.Fstat(fd, &st) != nil || st.Dev != t.dev {
+			unix.Close(fd)
+			fd = -1
+		}
+	} else {
+		fd = -1
+	}
+	t.dirs[d] = fd
+	return fd
+}
+
+// pruneDirs removes the directories files were removed from, deepest
+// first, each only when empty (rmdir fails harmlessly otherwise, and on a
+// mount point).
+func (t *treeRemoval) pruneDirs() {
+	ordered := make([]string, 0, len(t.parents))
+	for d := range t.parents {
+		ordered = append(ordered, d)
+	}
+	sort.Slice(ordered, func(i, j int) bool {
+		ci, cj := strings.Count(ordered[i], "/"), strings.Count(ordered[j], "/")
+		if ci != cj {
+			return ci > cj
+		}
+		return ordered[i] > ordered[j]
+	})
+	for _, d := range ordered {
+		if pfd := t.dir(path.Dir(d)); pfd >= 0 {
+			_ = unix.Unlinkat(pfd, path.Base(d), unix.AT_REMOVEDIR)
+		}
+	}
+}
+
+func joinPath(base, rel string) string {
+	if base == "." {
+		return rel
+	}
+	return base + "/" + rel
+}

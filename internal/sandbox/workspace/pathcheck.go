@@ -1,0 +1,173 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+	"syscall"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
+)
+
+// EntryKind is what an entry makes at its path.
+type EntryKind int
+
+// The kinds of entry paths.
+const (
+	// KindFile is a regular file (sandbox_file, the manifest's file and
+	// local_file).
+	KindFile EntryKind = iota
+	// KindDir is a directory (sandbox_dir, sandbox_local_dir, the
+	// manifest's dir and local_dir).
+	KindDir
+)
+
+func (k EntryKind) String() string {
+	if k == KindDir {
+		return "a directory"
+	}
+	return "a regular file"
+}
+
+// ObstructionError says that something the provider did not write stands
+// where an entry goes: its path holds another type of file (a directory
+// where a file goes, a file where a directory goes, a symlink), or one of
+// its parents is not a directory. The provider never removes it to make
+// room; the user does.
+type ObstructionError struct {
+	// Entry is the entry's workspace-relative path; Path is where the
+	// obstruction is (Entry itself or one of its parents).
+	Entry, Path string
+	// Found describes what is at Path ("a directory", "a symlink", ...).
+	Found string
+	// Want is what the entry makes at Entry.
+	Want EntryKind
+}
+
+// Error names the path, what is there now and how to resolve it.
+func (e *ObstructionError) Error() string {
+	where := e.Path + " is " + e.Found + ", where this entry makes " + e.Want.String()
+	if e.Path != e.Entry {
+		where = e.Path + ", a parent directory of " + e.Entry + ", is " + e.Found + " now"
+	}
+	msg := where + ". The provider did not write it and does not remove it to make room: move or delete it in the " +
+		"workspace (or choose another path), then plan again."
+	if e.Found == foundSymlink {
+		msg += " (" + backend.ErrEscapesRoot.Error() + ": a symlink in a workspace path is never followed.)"
+	}
+	return msg
+}
+
+// Unwrap gives backend.ErrEscapesRoot for a symlink in the way.
+func (e *ObstructionError) Unwrap() error {
+	if e.Found == foundSymlink {
+		return backend.ErrEscapesRoot
+	}
+	return nil
+}
+
+const foundSymlink = "a symlink"
+
+// CheckEntryPath observes what is at rel in workspace id, changing
+// nothing, and returns an *ObstructionError when an entry of kind want
+// cannot be applied there. Nothing at rel, what want names, and a vanished
+// workspace (planned for re-creation) are fine.
+func (e *Engine) CheckEntryPath(ctx context.Context, id, rel string, want EntryKind) error {
+	w, err := e.Open(ctx, id)
+	if errors.Is(err, ErrWorkspaceGone) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return checkEntryPath(ctx, w.Backend, rel, want)
+}
+
+func checkEntryPath(ctx context.Context, b backend.Backend, rel string, want EntryKind) error {
+	info, err := b.Stat(ctx, rel)
+	switch {
+	case errors.Is(err, backend.ErrNotExist):
+		return nil
+	case errors.Is(err, syscall.ENOTDIR) || errors.Is(err, backend.ErrEscapesRoot):
+		return parentObstruction(ctx, b, rel, want, err)
+	case err != nil:
+		return err
+	}
+	if (want == KindFile && info.IsRegular) || (want == KindDir && info.IsDir) {
+		return nil
+	}
+	return &ObstructionError{Entry: rel, Path: rel, Found: describe(info), Want: want}
+}
+
+// parentObstruction finds the parent of rel that is not a directory.
+func parentObstruction(ctx context.Context, b backend.Backend, rel string, want EntryKind, cause error) error {
+	parts := strings.Split(rel, "/")
+	for i := 1; i < len(parts); i++ {
+		p := path.Join(parts[:i]...)
+		info, err := b.Stat(ctx, p)
+		if err != nil {
+			break
+		}
+		if !info.IsDir {
+			return &ObstructionError{Entry: rel, Path: p, Found: describe(info), Want: want}
+		}
+	}
+	return cause
+}
+
+func describe(info backend.FileInfo) string {
+	switch {
+	case info.IsSymlink:
+		return foundSymlink
+	case info.IsDir:
+		return "a directory"
+	case info.IsRegular:
+		return fmt.Sprintf("a regular file (%d bytes)", info.Size)
+	}
+	return "a special file (a device, socket or FIFO)"
+}
+
+// CheckManifestPaths is CheckEntryPath for every entry of a manifest plan,
+// in walk order; it returns the obstructions found, joined.
+func (e *Engine) CheckManifestPaths(ctx context.Context, id string, p *ManifestPlan) error {
+	w, err := e.Open(ctx, id)
+	if errors.Is(err, ErrWorkspaceGone) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var (
+		errs    []error
+		blocked []string
+	)
+	for _, pe := range p.Entries {
+		if pe.Path == "." || under(pe.Path, blocked) {
+			continue
+		}
+		want := KindDir
+		if pe.Entry.Type == "file" || pe.Entry.Type == "local_file" {
+			want = KindFile
+		}
+		if err := checkEntryPath(ctx, w.Backend, pe.Path, want); err != nil {
+			errs = append(errs, err)
+			var oe *ObstructionError
+			if errors.As(err, &oe) {
+				blocked = append(blocked, oe.Path) // its children say the same
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// under reports whether p lies below one of dirs.
+func under(p string, dirs []string) bool {
+	for _, d := range dirs {
+		if strings.HasPrefix(p, d+"/") {
+			return true
+		}
+	}
+	return false
+}
