@@ -1,7 +1,7 @@
-# A bucket attached to a container as a named Docker volume (the seed's
+# A bucket attached to a container as a named Docker volume (the Python SDK's
 # docker_volume strategy). The volume must exist before the container is
 # created, so the mount resource has no workspace_id: it creates the volume
-# with the rclone volume plugin and the seed's generated driver options,
+# with the rclone volume plugin and the Python SDK's generated driver options,
 # and the workspace attaches it by name. Referencing volume_name makes
 # Terraform create the volume first and destroy it last.
 #

@@ -6,11 +6,11 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/mount"
 )
 
-// azureBlobMountKind is sandbox_azure_blob_mount: the seed's
-// AzureBlobMount (SPEC §5.4).
+// azureBlobMountKind is sandbox_azure_blob_mount: the Python SDK's
+// AzureBlobMount (design/sdk-model.md §5.4).
 var azureBlobMountKind = registerMountKind(mountKind{
 	typ: mount.TypeAzureBlob,
-	summary: "An Azure Blob Storage container mounted into a workspace: the seed's `AzureBlobMount`, through rclone " +
+	summary: "An Azure Blob Storage container mounted into a workspace: the Python SDK's `AzureBlobMount`, through rclone " +
 		"(`azureblob`) or blobfuse2 (`fuse`). An account key wins over a managed identity; with neither, rclone runs with " +
 		"`use_msi = false` and blobfuse2 with `mode: msi`.",
 	fields: []mountField{

@@ -6,21 +6,21 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/mount"
 )
 
-// boxMountKind is sandbox_box_mount: the seed's BoxMount (SPEC §5.4).
+// boxMountKind is sandbox_box_mount: the Python SDK's BoxMount (design/sdk-model.md §5.4).
 var boxMountKind = registerMountKind(mountKind{
 	typ: mount.TypeBox,
-	summary: "A Box folder mounted into a workspace: the seed's `BoxMount`, through rclone's `box` backend. An " +
+	summary: "A Box folder mounted into a workspace: the Python SDK's `BoxMount`, through rclone's `box` backend. An " +
 		"in-container Box mount needs a non-interactive authentication source: `token_wo`, `access_token_wo`, " +
 		"`config_credentials_wo` or `box_config_file`.",
 	fields: []mountField{
 		{name: "path", tfName: "box_path", desc: "Folder path in Box (leading `/` stripped). Named `box_path` because `path` " +
-			"is the manifest key here; the seed's field is `path`."},
+			"is the manifest key here; the Python SDK's field is `path`."},
 		{name: "client_id", desc: "OAuth client id."},
 		{name: "client_secret", secret: true, desc: "OAuth client secret."},
 		{name: "access_token", secret: true, desc: "Box access token."},
 		{name: "token", secret: true, desc: "rclone OAuth token JSON, such as `{\"access_token\":\"...\"}`."},
 		{name: "box_config_file", desc: "Path of a Box JWT config file that already exists in the sandbox image (absolute, " +
-			"outside the workspace root, SPEC §5.8)."},
+			"outside the workspace root, design/sdk-model.md §5.8)."},
 		{name: "config_credentials", secret: true, desc: "Box JWT config JSON."},
 		{name: "box_sub_type", def: "user", oneOf: []string{"user", "enterprise"}, desc: "`user` or `enterprise`."},
 		{name: "root_folder_id", desc: "Id of the folder used as the root."},

@@ -49,10 +49,10 @@ var commandDocs = map[string]string{
 	"workspace_id": "`id` of the `sandbox_workspace` to run in.",
 	"command": "Command vector, run without a shell (`[\"python3\", \"--version\"]`). Exactly one of `command` and " +
 		"`shell` is required.",
-	"shell": "Shell script, run as `sh -lc <script>` as the seed's `exec(..., shell=True)` does.",
+	"shell": "Shell script, run as `sh -lc <script>` as the Python SDK's `exec(..., shell=True)` does.",
 	"user": "User to run as. On Docker it is passed natively to `docker exec`; the local backend runs commands as " +
 		"the provider's own user and refuses this argument.",
-	"working_dir": "Workspace-relative working directory (default: the workspace root), checked with the seed's " +
+	"working_dir": "Workspace-relative working directory (default: the workspace root), checked with the Python SDK's " +
 		"`normalize_sandbox_cwd` rules: POSIX separators only, not blank, not absolute, no `..` segments.",
 	"environment": "Variables added to the command's environment, over the workspace's `environment`. Kept in state " +
 		"and shown in plans in clear text: give a secret with `sandbox_command.environment_wo` or `ephemeral \"sandbox_exec\"`.",
@@ -131,7 +131,7 @@ func (m *commandModel) run(ctx context.Context, eng *workspace.Engine, secretEnv
 // newRunID returns a random identifier for one command run.
 func newRunID() string { return uuid.NewString() }
 
-// commandString renders argv for messages, as the seed's command_str.
+// commandString renders argv for messages, as the Python SDK's command_str.
 func commandString(argv []string) string {
 	return sandbox.ShellJoin(argv)
 }
@@ -149,7 +149,7 @@ func tail(s string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
-// workingDirValidator checks working_dir with the seed's
+// workingDirValidator checks working_dir with the Python SDK's
 // normalize_sandbox_cwd rules at plan time.
 type workingDirValidator struct{}
 

@@ -18,7 +18,7 @@ var (
 	_ resource.ResourceWithImportState = (*dirResource)(nil)
 )
 
-// NewDirResource returns the sandbox_dir resource: the seed's Dir entry.
+// NewDirResource returns the sandbox_dir resource: the Python SDK's Dir entry.
 func NewDirResource() resource.Resource { return &dirResource{} }
 
 type dirResource struct {
@@ -31,7 +31,7 @@ func (r *dirResource) Metadata(_ context.Context, req resource.MetadataRequest, 
 
 func (r *dirResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "A directory in a workspace: the seed's `Dir` entry (`mkdir -p`, then chgrp and chmod). " +
+		MarkdownDescription: "A directory in a workspace: the Python SDK's `Dir` entry (`mkdir -p`, then chgrp and chmod). " +
 			"Destroy removes the directory when it is empty; one holding files written by others is left in place with a warning.",
 		Attributes: dirAttributes(),
 	}
@@ -39,7 +39,7 @@ func (r *dirResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *
 
 func dirAttributes() map[string]schema.Attribute {
 	attrs := entryAttributes("directory")
-	attrs["manifest_entry"] = manifestEntryAttribute("`{\"type\": \"dir\", ..., \"children\": {}}` (the seed's `Dir`; " +
+	attrs["manifest_entry"] = manifestEntryAttribute("`{\"type\": \"dir\", ..., \"children\": {}}` (the Python SDK's `Dir`; " +
 		"other resources inside it appear as their own manifest keys).")
 	return attrs
 }

@@ -22,7 +22,7 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
 )
 
-// DefaultPermissions is the seed's default entry mode, rwxr-xr-x (SPEC §2.1).
+// DefaultPermissions is the Python SDK's default entry mode, rwxr-xr-x (design/sdk-model.md §2.1).
 const DefaultPermissions = "0755"
 
 // entryModel holds the attributes every entry resource has.
@@ -44,7 +44,7 @@ func entryAttributes(noun string) map[string]schema.Attribute {
 	return map[string]schema.Attribute{
 		"id": schema.StringAttribute{
 			Computed:            true,
-			MarkdownDescription: "`<workspace_id>/<path>`, with `path` normalised as the seed's manifest paths. Also the import ID.",
+			MarkdownDescription: "`<workspace_id>/<path>`, with `path` normalised as the Python SDK's manifest paths. Also the import ID.",
 			PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 		},
 		"workspace_id": schema.StringAttribute{
@@ -56,7 +56,7 @@ func entryAttributes(noun string) map[string]schema.Attribute {
 		"path": schema.StringAttribute{
 			Required: true,
 			MarkdownDescription: "Workspace-relative POSIX path of the " + noun + " (the manifest key). Checked at plan time with the " +
-				"seed's rules: absolute and Windows drive paths fail with reason `absolute`, any `..` segment with " +
+				"Python SDK's rules: absolute and Windows drive paths fail with reason `absolute`, any `..` segment with " +
 				"`escape_root`; backslashes are read as separators. Changing it to another place replaces the " + noun +
 				"; a change of spelling only (`./a.txt` for `a.txt`) is an in-place update that writes nothing.",
 			PlanModifiers: []planmodifier.String{replaceIfPathMoves()},
@@ -68,11 +68,11 @@ func entryAttributes(noun string) map[string]schema.Attribute {
 			Computed:   true,
 			Default:    stringdefault.StaticString(DefaultPermissions),
 			MarkdownDescription: "Mode of the " + noun + ", as an octal string (`\"0750\"`) or an `ls -l` string (`\"drwxr-x---\"`, " +
-				"the seed's `Permissions.from_str`, which reads `s`/`t` as plain execute bits). Values compare by permission " +
+				"the Python SDK's `Permissions.from_str`, which reads `s`/`t` as plain execute bits). Values compare by permission " +
 				"bits, so reading a mode back never causes a diff; changing only the notation in configuration shows once " +
 				"as an in-place update that changes nothing on disk. " +
 				"Applied with an explicit chmod after writing, so the umask never matters. Default `\"" + DefaultPermissions +
-				"\"` (the seed's `rwxr-xr-x`). A mode changed out of band is restored by the next apply.",
+				"\"` (the Python SDK's `rwxr-xr-x`). A mode changed out of band is restored by the next apply.",
 		},
 		"group": schema.StringAttribute{
 			Optional: true,
@@ -83,13 +83,13 @@ func entryAttributes(noun string) map[string]schema.Attribute {
 		},
 		"description": schema.StringAttribute{
 			Optional:            true,
-			MarkdownDescription: "Free text, the seed's entry `description`.",
+			MarkdownDescription: "Free text, the Python SDK's entry `description`.",
 		},
 		"ephemeral": schema.BoolAttribute{
 			Optional:            true,
 			Computed:            true,
 			Default:             booldefault.StaticBool(false),
-			MarkdownDescription: "The seed's `ephemeral` flag: the entry is excluded from workspace snapshots. Default `false`.",
+			MarkdownDescription: "The Python SDK's `ephemeral` flag: the entry is excluded from workspace snapshots. Default `false`.",
 		},
 		"absolute_path": schema.StringAttribute{
 			Computed:            true,
@@ -152,7 +152,7 @@ func (m *entryModel) observeMeta(st workspace.EntryState) {
 }
 
 // addEngineError turns an engine error into a diagnostic. Structured
-// sandbox errors keep their seed message as the detail's first line and
+// sandbox errors keep their Python SDK message as the detail's first line and
 // their context (reason, child, ...) below it.
 func addEngineError(diags *diag.Diagnostics, summary string, err error) {
 	var se *sandbox.Error
@@ -206,7 +206,7 @@ func engineFrom(data any, diags *diag.Diagnostics) *workspace.Engine {
 	return eng
 }
 
-// entryPathValidator checks an entry path with the seed's manifest path
+// entryPathValidator checks an entry path with the Python SDK's manifest path
 // rules at validate/plan time.
 type entryPathValidator struct{}
 

@@ -16,11 +16,11 @@ import (
 func manifestEntryAttribute(shape string) schema.StringAttribute {
 	return schema.StringAttribute{
 		Computed: true,
-		MarkdownDescription: "The entry as the seed's JSON (`model_dump(mode='json')` of the Python SDK's entry, compact, keys in " +
-			"the seed's field order, nulls included): " + shape + " Common fields: `description`, `ephemeral`, `group` " +
-			"(`{\"name\": ...}`, the seed's User shape, or null), `is_dir`, `permissions` " +
+		MarkdownDescription: "The entry as the Python SDK's JSON (`model_dump(mode='json')` of the Python SDK's entry, compact, keys in " +
+			"the Python SDK's field order, nulls included): " + shape + " Common fields: `description`, `ephemeral`, `group` " +
+			"(`{\"name\": ...}`, the Python SDK's User shape, or null), `is_dir`, `permissions` " +
 			"(`{\"owner\", \"group\", \"other\", \"directory\"}`; the directory flag is forced for directory entries, as the " +
-			"seed). Known at plan time whenever the inputs are. Feed it to `data.sandbox_manifest` `entries` to render a " +
+			"Python SDK). Known at plan time whenever the inputs are. Feed it to `data.sandbox_manifest` `entries` to render a " +
 			"manifest for review or for the Python SDK.",
 	}
 }
@@ -37,10 +37,10 @@ func sensitiveManifestEntryAttribute(shape string) schema.StringAttribute {
 	return a
 }
 
-// errNoManifestEntry marks an entry that has no seed JSON form.
-var errNoManifestEntry = errors.New("no seed JSON form")
+// errNoManifestEntry marks an entry that has no Python SDK JSON form.
+var errNoManifestEntry = errors.New("no Python SDK JSON form")
 
-// manifestEntry renders the common fields of m plus own as seed JSON for
+// manifestEntry renders the common fields of m plus own as Python SDK JSON for
 // entry type typ. The value is unknown when an input is unknown, and null
 // when errNoManifestEntry is returned by own.
 func (m entryModel) manifestEntry(typ string, own func() (map[string]any, []string, error)) (types.String, error) {
@@ -105,7 +105,7 @@ func (m *localDirModel) setManifestEntry() error {
 // setManifestEntry sets m.ManifestEntry for a sandbox_file: type file with
 // its content (UTF-8 text; content_wo renders content null; binary
 // content_base64 that is not UTF-8 gives a null manifest_entry, because
-// the seed cannot dump it either), or local_file with src for a source.
+// the Python SDK cannot dump it either), or local_file with src for a source.
 // woSet tells whether content_wo is configured.
 func (m *fileModel) setManifestEntry(woSet bool) error {
 	typ := "file"

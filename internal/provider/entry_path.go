@@ -32,7 +32,7 @@ func replaceIfPathMoves() planmodifier.String {
 const pathReplaceDesc = "Changing the path to another place replaces the entry; a change of spelling only (`./a.txt` for `a.txt`) updates it in place."
 
 // filePathValidator refuses a file path that ends as a directory path
-// ("x/", "x\\", "x/."): the seed would drop the trailing separator and
+// ("x/", "x\\", "x/."): the Python SDK would drop the trailing separator and
 // write a file where the configuration reads as a directory.
 var filePathValidator = stringRule{"must not end with a path separator", "Invalid file path", func(raw string) string {
 	if !endsAsDirectory(raw) {
@@ -42,7 +42,7 @@ var filePathValidator = stringRule{"must not end with a path separator", "Invali
 		sandbox.QuoteText(raw), sandbox.QuoteText(strings.TrimRight(strings.TrimSuffix(raw, "."), "/\\")))
 }}
 
-// endsAsDirectory reports whether a path ends with "/" or "\\" (the seed
+// endsAsDirectory reports whether a path ends with "/" or "\\" (the Python SDK
 // reads backslashes as separators), optionally followed by ".".
 func endsAsDirectory(p string) bool {
 	p = strings.TrimSuffix(p, ".")

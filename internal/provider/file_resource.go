@@ -26,7 +26,7 @@ var (
 	_ resource.ResourceWithValidateConfig   = (*fileResource)(nil)
 )
 
-// NewFileResource returns the sandbox_file resource: the seed's File entry
+// NewFileResource returns the sandbox_file resource: the Python SDK's File entry
 // (inline content) and LocalFile entry (a host source).
 func NewFileResource() resource.Resource { return &fileResource{} }
 
@@ -69,7 +69,7 @@ func (r *fileResource) Schema(_ context.Context, _ resource.SchemaRequest, resp 
 	}
 	attrs["content"] = schema.StringAttribute{
 		Optional: true,
-		MarkdownDescription: "UTF-8 text to write, the seed's `File.content`. Exactly one of `content`, `content_base64`, `source` " +
+		MarkdownDescription: "UTF-8 text to write, the Python SDK's `File.content`. Exactly one of `content`, `content_base64`, `source` " +
 			"and `content_wo` is required.",
 	}
 	attrs["content_base64"] = schema.StringAttribute{
@@ -78,7 +78,7 @@ func (r *fileResource) Schema(_ context.Context, _ resource.SchemaRequest, resp 
 	}
 	attrs["source"] = schema.StringAttribute{
 		Optional: true,
-		MarkdownDescription: "Host file to copy, the seed's `LocalFile.src`: relative to Terraform's working directory, " +
+		MarkdownDescription: "Host file to copy, the Python SDK's `LocalFile.src`: relative to Terraform's working directory, " +
 			"and must lie under it or under a provider `extra_path_grants` entry (else reason `outside_base_dir`). A symlink " +
 			"anywhere on the path is refused (`symlink_not_supported`, naming the component). The file is hashed at plan time; " +
 			"if it changes before apply, the apply fails and nothing is written.",
@@ -95,10 +95,10 @@ func (r *fileResource) Schema(_ context.Context, _ resource.SchemaRequest, resp 
 		Optional:            true,
 		MarkdownDescription: "Any number; change it to rewrite the file with the current `content_wo` (rotation).",
 	}
-	attrs["manifest_entry"] = sensitiveManifestEntryAttribute("`{\"type\": \"file\", ..., \"content\": <text>}` (the seed's `File`) " +
+	attrs["manifest_entry"] = sensitiveManifestEntryAttribute("`{\"type\": \"file\", ..., \"content\": <text>}` (the Python SDK's `File`) " +
 		"or, with `source`, `{\"type\": \"local_file\", ..., \"src\": <source>}` (`LocalFile`). With `content_wo` the " +
-		"content is rendered as null (a secret never lands in state), so the seed cannot load that entry until the content " +
-		"is supplied. Binary `content_base64` that is not UTF-8 text has no seed JSON form (the seed cannot dump it either): " +
+		"content is rendered as null (a secret never lands in state), so the Python SDK cannot load that entry until the content " +
+		"is supplied. Binary `content_base64` that is not UTF-8 text has no Python SDK JSON form (the Python SDK cannot dump it either): " +
 		"`manifest_entry` is then null.")
 	attrs["size"] = schema.Int64Attribute{
 		Computed:            true,
@@ -111,7 +111,7 @@ func (r *fileResource) Schema(_ context.Context, _ resource.SchemaRequest, resp 
 	attrs["content_sha512"] = digest("Hex SHA-512 (as `filesha512()`)")
 	attrs["content_base64sha512"] = digest("Base64 SHA-512 (as `filebase64sha512()`)")
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "A file in a workspace: the seed's `File` entry (inline content) or `LocalFile` entry (a host " +
+		MarkdownDescription: "A file in a workspace: the Python SDK's `File` entry (inline content) or `LocalFile` entry (a host " +
 			"`source`), written atomically (a temporary file renamed into place) and streamed, then chgrp and chmod. Content, " +
 			"mode or group changed out of band show in the next plan as an update that restores them; a deleted file is " +
 			"planned for creation. Import ID: `<workspace_id>/<path>`.",

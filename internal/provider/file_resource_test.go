@@ -78,7 +78,7 @@ func TestAccFile_content(t *testing.T) {
 					PreApply: append(digestChecks("sandbox_file.f", "hello\n"),
 						plancheck.ExpectResourceAction("sandbox_file.f", plancheck.ResourceActionCreate)),
 				},
-				// Default mode is the seed's rwxr-xr-x, despite umask 077.
+				// Default mode is the Python SDK's rwxr-xr-x, despite umask 077.
 				Check: checkWorkspaceFile(env, "etc/app.conf", "hello\n", 0o755),
 			},
 			{

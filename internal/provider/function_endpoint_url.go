@@ -24,8 +24,8 @@ func (f *endpointURLFunction) Metadata(_ context.Context, _ function.MetadataReq
 
 func (f *endpointURLFunction) Definition(_ context.Context, _ function.DefinitionRequest, resp *function.DefinitionResponse) {
 	resp.Definition = function.Definition{
-		Summary: "Build an exposed port's URL as the seed's url_for",
-		MarkdownDescription: "The seed's `ExposedPortEndpoint(host, port, tls, query).url_for(scheme)`: `scheme` " +
+		Summary: "Build an exposed port's URL as the Python SDK's url_for",
+		MarkdownDescription: "The Python SDK's `ExposedPortEndpoint(host, port, tls, query).url_for(scheme)`: `scheme` " +
 			"is `http` or `ws` (any case); TLS turns them into `https`/`wss`; the port is omitted only when it is the " +
 			"default (443 with TLS, 80 without); an IPv6 host is bracketed; the path is always `/`; one leading `?` of " +
 			"`query` is dropped and the rest appended. Any other scheme fails with `scheme must be either 'http' or 'ws'`.",

@@ -24,7 +24,7 @@ func (f *formatPermissionsFunction) Metadata(_ context.Context, _ function.Metad
 func (f *formatPermissionsFunction) Definition(_ context.Context, _ function.DefinitionRequest, resp *function.DefinitionResponse) {
 	resp.Definition = function.Definition{
 		Summary: "Format a numeric mode as an ls -l permissions string",
-		MarkdownDescription: "The seed's `Permissions.from_mode(mode)` then its string form: the directory bit " +
+		MarkdownDescription: "The Python SDK's `Permissions.from_mode(mode)` then its string form: the directory bit " +
 			"0o040000 gives a leading `d`; setuid, setgid, sticky and other file-type bits are dropped. " +
 			"`format_permissions(16877)` (0o40755) is `\"drwxr-xr-x\"`; `format_permissions(420)` (0o644) is `\"-rw-r--r--\"`. " +
 			"Terraform has no octal literals: use `parseint(\"755\", 8)`. Negative or fractional numbers are refused.",

@@ -28,13 +28,13 @@ func (f *parsePermissionsFunction) Metadata(_ context.Context, _ function.Metada
 
 func (f *parsePermissionsFunction) Definition(_ context.Context, _ function.DefinitionRequest, resp *function.DefinitionResponse) {
 	resp.Definition = function.Definition{
-		Summary: "Parse a permissions string as the seed's Permissions",
-		MarkdownDescription: "Parses an `ls -l` style string with the seed's `Permissions.from_str` (an ACL `+`, " +
+		Summary: "Parse a permissions string as the Python SDK's Permissions",
+		MarkdownDescription: "Parses an `ls -l` style string with the Python SDK's `Permissions.from_str` (an ACL `+`, " +
 			"xattr `@` or SELinux `.` marker is dropped; `s`/`t` count as execute, `S`/`T` as not) or an octal string " +
 			"(`\"0750\"`, `\"750\"`). Returns `{owner, group, other, directory, mode, octal, string}`: the three permission " +
 			"triplets (0-7), the directory flag, `mode` = `to_mode()` (with the directory bit 0o040000, as a number), " +
 			"`octal` the 4-digit permission bits (`\"0750\"`) and `string` the canonical form (`\"drwxr-x---\"`). " +
-			"Bad input fails with the seed's message, e.g. `invalid permissions string length: '-rw-r--r-'`.",
+			"Bad input fails with the Python SDK's message, e.g. `invalid permissions string length: '-rw-r--r-'`.",
 		Parameters: []function.Parameter{
 			function.StringParameter{Name: "permissions", MarkdownDescription: "The permissions string."},
 		},

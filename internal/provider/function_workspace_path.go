@@ -23,7 +23,7 @@ func (f *workspacePathFunction) Metadata(_ context.Context, _ function.MetadataR
 func (f *workspacePathFunction) Definition(_ context.Context, _ function.DefinitionRequest, resp *function.DefinitionResponse) {
 	resp.Definition = function.Definition{
 		Summary: "Resolve a workspace-relative path under a root",
-		MarkdownDescription: "The seed's `resolve_workspace_path(root, path)` without absolute paths: " +
+		MarkdownDescription: "The Python SDK's `resolve_workspace_path(root, path)` without absolute paths: " +
 			"backslashes are read as separators, `\"\"` and `.` give the root, and the result is `root/path`. An absolute " +
 			"or Windows drive path fails with reason `absolute` (`manifest path must be relative: <path>`), any `..` " +
 			"segment with reason `escape_root` (`manifest path must not escape root: <path>`). `root` must be absolute.",

@@ -44,7 +44,7 @@ func TestAccFunction_parsePermissions(t *testing.T) {
 		"directory": knownvalue.Bool(false), "mode": knownvalue.Int64Exact(0o640),
 		"octal": knownvalue.StringExact("0640"), "string": knownvalue.StringExact("-rw-r-----"),
 	}))
-	// Special bits are read as plain execute bits, as the seed.
+	// Special bits are read as plain execute bits, as the Python SDK.
 	outputTest(t, `provider::sandbox::parse_permissions("-rwsr-xr-T").string`, knownvalue.StringExact("-rwxr-xr--"))
 	errorTest(t, `provider::sandbox::parse_permissions("-rw-r--r-")`, `invalid permissions string length: '-rw-r--r-'`)
 	errorTest(t, `provider::sandbox::parse_permissions("-rwtr--r--")`, `invalid exec flag: 'rwt'`)

@@ -6,10 +6,10 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/mount"
 )
 
-// gcsMountKind is sandbox_gcs_mount: the seed's GCSMount (SPEC §5.4).
+// gcsMountKind is sandbox_gcs_mount: the Python SDK's GCSMount (design/sdk-model.md §5.4).
 var gcsMountKind = registerMountKind(mountKind{
 	typ: mount.TypeGCS,
-	summary: "A Google Cloud Storage bucket mounted into a workspace: the seed's `GCSMount`. With both `access_id_wo` and " +
+	summary: "A Google Cloud Storage bucket mounted into a workspace: the Python SDK's `GCSMount`. With both `access_id_wo` and " +
 		"`secret_access_key_wo` (HMAC keys) rclone uses GCS through its S3 API (remote kind `gcs_s3`); otherwise the " +
 		"native backend, anonymous unless a service account or access token is given.",
 	fields: []mountField{
@@ -20,7 +20,7 @@ var gcsMountKind = registerMountKind(mountKind{
 		{name: "region", desc: "Region (HMAC mode)."},
 		{name: "endpoint_url", desc: "Endpoint; default `https://storage.googleapis.com` (HMAC mode and mount-s3)."},
 		{name: "service_account_file", desc: "Path of a service account JSON file that already exists in the sandbox " +
-			"image (absolute, outside the workspace root: files the workspace could hold are refused, SPEC §5.8)."},
+			"image (absolute, outside the workspace root: files the workspace could hold are refused, design/sdk-model.md §5.8)."},
 		{name: "service_account_credentials", secret: true, desc: "Service account JSON."},
 		{name: "access_token", secret: true, desc: "OAuth access token."},
 	},

@@ -25,7 +25,7 @@ var (
 	_ resource.ResourceWithValidateConfig = (*gitRepoResource)(nil)
 )
 
-// NewGitRepoResource returns the sandbox_git_repo resource: the seed's
+// NewGitRepoResource returns the sandbox_git_repo resource: the Python SDK's
 // GitRepo entry, a checkout of a Git repository fetched on the host.
 func NewGitRepoResource() resource.Resource { return &gitRepoResource{} }
 
@@ -65,23 +65,23 @@ func (r *gitRepoResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 	attrs := entryAttributes("checkout")
 	attrs["host"] = schema.StringAttribute{
 		Optional: true, Computed: true, Default: stringdefault.StaticString("github.com"),
-		MarkdownDescription: "Git host, the seed's `GitRepo.host`; the clone URL is `https://<host>/<repo>.git` unless `url` is set. Default `\"github.com\"`.",
+		MarkdownDescription: "Git host, the Python SDK's `GitRepo.host`; the clone URL is `https://<host>/<repo>.git` unless `url` is set. Default `\"github.com\"`.",
 	}
 	attrs["repo"] = schema.StringAttribute{
 		Required:            true,
-		MarkdownDescription: "Repository path on the host, the seed's `GitRepo.repo` (`\"owner/name\"`, or any path the host serves).",
+		MarkdownDescription: "Repository path on the host, the Python SDK's `GitRepo.repo` (`\"owner/name\"`, or any path the host serves).",
 	}
 	attrs["ref"] = schema.StringAttribute{
 		Required: true,
-		MarkdownDescription: "Branch, tag or commit, the seed's `GitRepo.ref`. A value fully matching `[0-9a-fA-F]{7,40}` is a commit " +
-			"(the seed's commit-ref detection); anything else is looked up as a branch (`refs/heads/<ref>`) first, then a tag " +
+		MarkdownDescription: "Branch, tag or commit, the Python SDK's `GitRepo.ref`. A value fully matching `[0-9a-fA-F]{7,40}` is a commit " +
+			"(the Python SDK's commit-ref detection); anything else is looked up as a branch (`refs/heads/<ref>`) first, then a tag " +
 			"(`refs/tags/<ref>`, annotated tags peeled to their commit), or as a full ref name. Branches and tags are resolved " +
 			"against the remote at plan time, so a moved branch shows as an update. An unknown ref fails the plan on this attribute.",
 	}
 	attrs["subpath"] = schema.StringAttribute{
 		Optional: true,
-		MarkdownDescription: "Directory of the repository to copy instead of its root, the seed's `GitRepo.subpath`. Checked at plan " +
-			"time before any network access with the seed's rules, in this order: blank after trimming → reason `empty`; " +
+		MarkdownDescription: "Directory of the repository to copy instead of its root, the Python SDK's `GitRepo.subpath`. Checked at plan " +
+			"time before any network access with the Python SDK's rules, in this order: blank after trimming → reason `empty`; " +
 			"absolute → `absolute`; a backslash or a drive letter → `windows_path`; any `..` segment → `parent_traversal` " +
 			"(error `git repo subpath must be a relative path inside the repository: <subpath>`, code `git_subpath_error`). " +
 			"Null, `\"\"` and `\".\"` mean the root; `docs/./ref/` is used as `docs/ref`. A subpath that is not a directory of " +
@@ -124,9 +124,9 @@ func (r *gitRepoResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 		MarkdownDescription: "Digest of the copied tree, the same formula as `sandbox_local_dir`'s `source_sha256`: " +
 			"`find . -type f -printf '%P\\n' | LC_ALL=C sort | xargs -r -d '\\n' sha256sum | sha256sum` in a checkout of the subpath.",
 	}
-	attrs["manifest_entry"] = manifestEntryAttribute("`{\"type\": \"git_repo\", ..., \"host\", \"repo\", \"ref\", \"subpath\"}` (the seed's `GitRepo`; `url` and credentials have no seed field and are left out).")
+	attrs["manifest_entry"] = manifestEntryAttribute("`{\"type\": \"git_repo\", ..., \"host\", \"repo\", \"ref\", \"subpath\"}` (the Python SDK's `GitRepo`; `url` and credentials have no Python SDK field and are left out).")
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "A checkout of a Git repository in a workspace; follows the seed's `GitRepo` entry, except that " +
+		MarkdownDescription: "A checkout of a Git repository in a workspace; follows the Python SDK's `GitRepo` entry, except that " +
 			"fetching happens on the host (go-git: no git is needed on the host or in the image). The commit is fetched into " +
 			"a temporary host directory (depth 1 where the server allows, else a full fetch), its tree (or `subpath`) " +
 			"written there, then streamed into the workspace like `sandbox_local_dir`: changed files copied, files the " +

@@ -21,7 +21,7 @@ var (
 	_ resource.ResourceWithModifyPlan  = (*localDirResource)(nil)
 )
 
-// NewLocalDirResource returns the sandbox_local_dir resource: the seed's
+// NewLocalDirResource returns the sandbox_local_dir resource: the Python SDK's
 // LocalDir entry, a copy of a host directory.
 func NewLocalDirResource() resource.Resource { return &localDirResource{} }
 
@@ -47,7 +47,7 @@ func (r *localDirResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 	attrs := entryAttributes("directory")
 	attrs["source"] = schema.StringAttribute{
 		Required: true,
-		MarkdownDescription: "Host directory to copy, the seed's `LocalDir.src`: relative to Terraform's working " +
+		MarkdownDescription: "Host directory to copy, the Python SDK's `LocalDir.src`: relative to Terraform's working " +
 			"directory, and must lie under it or under a provider `extra_path_grants` entry (else reason `outside_base_dir`). " +
 			"A symlink anywhere in the tree is refused with reason `symlink_not_supported`, naming the child; sockets and " +
 			"FIFOs are skipped; empty directories are not recreated. Files keep their permission bits.",
@@ -65,9 +65,9 @@ func (r *localDirResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 		ElementType: types.StringType,
 		MarkdownDescription: "Map of the same paths to each file's permission bits as 4-digit octal (`\"0644\"`). Files " +
 			"keep their source bits; a mode changed in the workspace shows in the plan and is restored by a chmod, " +
-			"without re-copying. Directories inside the copy are created with mode `0755`, as the seed's `mkdir -p`.",
+			"without re-copying. Directories inside the copy are created with mode `0755`, as the Python SDK's `mkdir -p`.",
 	}
-	attrs["manifest_entry"] = manifestEntryAttribute("`{\"type\": \"local_dir\", ..., \"src\": <source>}` (the seed's " +
+	attrs["manifest_entry"] = manifestEntryAttribute("`{\"type\": \"local_dir\", ..., \"src\": <source>}` (the Python SDK's " +
 		"`LocalDir`; `src` exactly as configured, so the Python SDK resolves a relative source against its own working directory).")
 	attrs["file_count"] = schema.Int64Attribute{
 		Computed:            true,
@@ -84,9 +84,9 @@ func (r *localDirResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 			"`find . -type f -printf '%P\\n' | LC_ALL=C sort | xargs -r -d '\\n' sha256sum | sha256sum` run in the source directory.",
 	}
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "A copy of a host directory in a workspace: the seed's `LocalDir` entry. Files are hashed at plan " +
-			"time, then streamed into the workspace (atomic writes, four at a time as the seed's `local_dir_files`); the " +
-			"chgrp and chmod apply to the destination directory itself, as the seed. A host file edited between plan and " +
+		MarkdownDescription: "A copy of a host directory in a workspace: the Python SDK's `LocalDir` entry. Files are hashed at plan " +
+			"time, then streamed into the workspace (atomic writes, four at a time as the Python SDK's `local_dir_files`); the " +
+			"chgrp and chmod apply to the destination directory itself, as the Python SDK. A host file edited between plan and " +
 			"apply fails the apply. Destroy removes the files this resource wrote (recorded in private state), then the " +
 			"directories left empty; files written there by others stay, with a warning. " +
 			"Import ID: `<workspace_id>/<path>` (then set `source`).",

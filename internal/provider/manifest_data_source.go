@@ -21,7 +21,7 @@ import (
 var _ datasource.DataSourceWithValidateConfig = (*manifestDataSource)(nil)
 
 // NewManifestDataSource returns the sandbox_manifest data source: a
-// workspace manifest rendered as the seed's JSON.
+// workspace manifest rendered as the Python SDK's JSON.
 func NewManifestDataSource() datasource.DataSource { return &manifestDataSource{} }
 
 type manifestDataSource struct{}
@@ -49,7 +49,7 @@ func (d *manifestDataSource) Metadata(_ context.Context, req datasource.Metadata
 
 func (d *manifestDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "Renders a workspace manifest as the seed's JSON — what the Python SDK's " +
+		MarkdownDescription: "Renders a workspace manifest as the Python SDK's JSON — what the Python SDK's " +
 			"`Manifest.model_dump_json()` writes and `Manifest.model_validate_json()` reads — for review in `terraform plan` " +
 			"and for handing a workspace declared here to the Python SDK. Nothing is read from or written to a workspace. " +
 			"Entries, environment variables and the rest are written in a stable order, so the same input always gives the " +
@@ -57,15 +57,15 @@ func (d *manifestDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 		Attributes: map[string]schema.Attribute{
 			"root": schema.StringAttribute{
 				Optional:            true,
-				MarkdownDescription: "The manifest's `root`: the workspace directory inside the sandbox. Default `/workspace` (the seed's).",
+				MarkdownDescription: "The manifest's `root`: the workspace directory inside the sandbox. Default `/workspace` (the Python SDK's).",
 			},
 			"entries": schema.MapAttribute{
 				Optional: true, ElementType: types.StringType,
-				MarkdownDescription: "Map of workspace-relative path (the manifest key) to the entry's seed JSON, usually the " +
-					"`manifest_entry` of a `sandbox_dir`, `sandbox_file` or `sandbox_local_dir`; any seed entry JSON is accepted " +
+				MarkdownDescription: "Map of workspace-relative path (the manifest key) to the entry's Python SDK JSON, usually the " +
+					"`manifest_entry` of a `sandbox_dir`, `sandbox_file` or `sandbox_local_dir`; any Python SDK entry JSON is accepted " +
 					"(`git_repo` and the mount types included). Entries are written in byte order of their paths. Keys are " +
-					"checked with the seed's path rules (reasons `absolute`, `escape_root`), nested `dir` children included; " +
-					"values with the seed's entry validation (an unknown `type` fails naming the registered types).",
+					"checked with the Python SDK's path rules (reasons `absolute`, `escape_root`), nested `dir` children included; " +
+					"values with the Python SDK's entry validation (an unknown `type` fails naming the registered types).",
 			},
 			"environment": schema.MapAttribute{
 				Optional: true, ElementType: types.StringType,
@@ -89,8 +89,8 @@ func (d *manifestDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 			},
 			"extra_path_grants": schema.ListNestedAttribute{
 				Optional: true,
-				MarkdownDescription: "The manifest's `extra_path_grants` (the seed's `SandboxPathGrant`: `path`, `read_only` " +
-					"default false, `description`, `host_path` written only when set), validated with the seed's messages.",
+				MarkdownDescription: "The manifest's `extra_path_grants` (the Python SDK's `SandboxPathGrant`: `path`, `read_only` " +
+					"default false, `description`, `host_path` written only when set), validated with the Python SDK's messages.",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"path":        schema.StringAttribute{Required: true, MarkdownDescription: "POSIX-absolute path inside the sandbox."},
 					"read_only":   schema.BoolAttribute{Optional: true, MarkdownDescription: "Read-only grant. Default `false`."},
@@ -100,9 +100,9 @@ func (d *manifestDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 			},
 			"json": schema.StringAttribute{
 				Computed: true, Sensitive: true,
-				MarkdownDescription: "The manifest as compact JSON, byte for byte the seed's `model_dump_json()`: `version` 1, " +
+				MarkdownDescription: "The manifest as compact JSON, byte for byte the Python SDK's `model_dump_json()`: `version` 1, " +
 					"`root`, `entries`, `environment` (`{\"value\": {...}}`), `users`, `groups`, `extra_path_grants`, " +
-					"`remote_mount_command_allowlist` (the seed's default list), keys in the seed's field order, nulls included. " +
+					"`remote_mount_command_allowlist` (the Python SDK's default list), keys in the Python SDK's field order, nulls included. " +
 					"Sensitive, since it carries file content and environment values that may be secret: plans show " +
 					"`(sensitive value)`; read `review` instead, and write `json` with `local_sensitive_file` (or wrap it in " +
 					"`nonsensitive()` when you know it holds no secret).",
@@ -137,7 +137,7 @@ func (d *manifestDataSource) ValidateConfig(ctx context.Context, req datasource.
 	}
 }
 
-// checkManifestEntry validates one entries element: the key with the seed's
+// checkManifestEntry validates one entries element: the key with the Python SDK's
 // path rules and the value with its entry validation (nested children
 // included), reporting on entries[key].
 func checkManifestEntry(key, value string, diags *diag.Diagnostics) *sandbox.Entry {

@@ -21,8 +21,8 @@ data "sandbox_manifest" "m" {
 }
 `
 
-// wantManifestJSON is the seed's model_dump_json() of the manifest above,
-// written out by hand from SPEC §2, §3.1 and §7: entries and environment
+// wantManifestJSON is the Python SDK's model_dump_json() of the manifest above,
+// written out by hand from design/sdk-model.md §2, §3.1 and §7: entries and environment
 // in byte order, defaults filled, the grant path normalised.
 const wantManifestJSON = `{"version":1,"root":"/w","entries":{` +
 	`"a":{"type":"dir","description":null,"ephemeral":false,"group":null,"is_dir":true,` +

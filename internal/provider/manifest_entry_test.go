@@ -11,7 +11,7 @@ import (
 )
 
 // TestAccManifestEntryPlanTime checks each entry resource's manifest_entry
-// in the plan, against the seed's JSON written out by hand (SPEC §2, §7).
+// in the plan, against the Python SDK's JSON written out by hand (design/sdk-model.md §2, §7).
 func TestAccManifestEntryPlanTime(t *testing.T) {
 	env := newTestEnv(t)
 	env.writeSource("tree/a.txt", "a", 0o644)

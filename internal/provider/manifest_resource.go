@@ -22,7 +22,7 @@ var (
 	_ resource.ResourceWithModifyPlan = (*manifestResource)(nil)
 )
 
-// NewManifestResource returns the sandbox_manifest resource: a seed JSON
+// NewManifestResource returns the sandbox_manifest resource: a Python SDK JSON
 // manifest applied to a workspace.
 func NewManifestResource() resource.Resource { return &manifestResource{} }
 
@@ -36,9 +36,9 @@ func (r *manifestResource) Metadata(_ context.Context, req resource.MetadataRequ
 
 func (r *manifestResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "Applies a manifest written as the seed's JSON (what the Python SDK's `Manifest.model_dump_json()` " +
+		MarkdownDescription: "Applies a manifest written as the Python SDK's JSON (what the Python SDK's `Manifest.model_dump_json()` " +
 			"writes, or `data.sandbox_manifest.json`) to a workspace: its `dir` (nested children included), `file`, " +
-			"`local_file` and `local_dir` entries, each followed by the seed's chgrp and chmod, in the seed's walk order. " +
+			"`local_file` and `local_dir` entries, each followed by the Python SDK's chgrp and chmod, in the Python SDK's walk order. " +
 			"`git_repo` and mount entries are refused at plan time: they need their own resources until supported here. " +
 			"The manifest's `root`, `environment`, `users`, `groups` and `extra_path_grants` are not applied (a plan-time " +
 			"warning says so): the workspace decides its root and accounts. Relative `src` values resolve against " +
@@ -60,9 +60,9 @@ func (r *manifestResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 			},
 			"manifest_json": schema.StringAttribute{
 				Required: true,
-				MarkdownDescription: "The manifest as seed JSON, e.g. `file(\"manifest.json\")`. Validated at plan time as the seed " +
+				MarkdownDescription: "The manifest as Python SDK JSON, e.g. `file(\"manifest.json\")`. Validated at plan time as the Python SDK " +
 					"validates it (`Unknown artifact type ...`, `Field required`, `Input should be 1`, ... with the field's " +
-					"location), then every entry path, nested `dir` children included, with the seed's path rules " +
+					"location), then every entry path, nested `dir` children included, with the Python SDK's path rules " +
 					"(`manifest path must be relative: <rel>`, `manifest path must not escape root: <rel>`). Also refused: " +
 					"entry types other than dir, file, local_file and local_dir; the same path twice; a file at the root; " +
 					"an entry inside a `local_dir` copy, an entry below another entry's file, a path with a NUL byte, a file key " +
@@ -74,12 +74,12 @@ func (r *manifestResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 			"entries": schema.MapNestedAttribute{
 				Computed: true,
 				MarkdownDescription: "Per entry path (nested children under their joined path): `type`; `sha256`, the hex " +
-					"SHA-256 of a `file`'s content or of a `local_file`'s source (the seed's checksum record), the tree digest " +
+					"SHA-256 of a `file`'s content or of a `local_file`'s source (the Python SDK's checksum record), the tree digest " +
 					"of a `local_dir` copy (as `sandbox_local_dir.source_sha256`), null for directories; `permissions`, the " +
 					"mode as four octal digits; `group` when the entry sets one. Known at plan time; refreshed from the " +
 					"workspace, so drift shows as a difference.",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"type":        schema.StringAttribute{Computed: true, MarkdownDescription: "The entry's seed type."},
+					"type":        schema.StringAttribute{Computed: true, MarkdownDescription: "The entry's Python SDK type."},
 					"sha256":      schema.StringAttribute{Computed: true, MarkdownDescription: "Content or tree digest; null for directories."},
 					"permissions": schema.StringAttribute{Computed: true, MarkdownDescription: "Mode, e.g. `0755`; null when the entry is missing."},
 					"group":       schema.StringAttribute{Computed: true, MarkdownDescription: "Group name, when the entry sets one."},

@@ -107,12 +107,12 @@ func ignoredManifestParts(m *sandbox.Manifest) []string {
 	return out
 }
 
-// manifestJSONValidator checks manifest_json at validate time: the seed's
+// manifestJSONValidator checks manifest_json at validate time: the Python SDK's
 // manifest validation, then the entry path rules and supported types.
 type manifestJSONValidator struct{}
 
 func (manifestJSONValidator) Description(context.Context) string {
-	return "must be a seed manifest whose entries are dir, file, local_file or local_dir with valid paths"
+	return "must be a Python SDK manifest whose entries are dir, file, local_file or local_dir with valid paths"
 }
 
 func (v manifestJSONValidator) MarkdownDescription(ctx context.Context) string {

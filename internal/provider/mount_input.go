@@ -96,13 +96,13 @@ func (r *mountResource) readInput(ctx context.Context, src attrGetter, cfg *tfsd
 	return in, !diags.HasError()
 }
 
-// checkBoundary runs the seed's credential boundary (SPEC §5.8) on the
+// checkBoundary runs the Python SDK's credential boundary (design/sdk-model.md §5.8) on the
 // mount alone, in a workspace with the given root and backend ("" when not
 // known yet). Declaring credentials on a mount resource is this provider's
-// form of the seed's per-path exposure acknowledgement, so the mount's own
-// target is acknowledged (mount-scoped and broad) whenever the seed's rules
+// form of the Python SDK's per-path exposure acknowledgement, so the mount's own
+// target is acknowledged (mount-scoped and broad) whenever the Python SDK's rules
 // allow acknowledging it: a target outside the root cannot be, as in the
-// seed. Every other rule applies as the seed's: complete key sets, no blank
+// Python SDK. Every other rule applies as the Python SDK's: complete key sets, no blank
 // values, no line breaks, supported capabilities only.
 func (in mountInput) checkBoundary(root, backend string) error {
 	target, err := workspace.ResolveMountPath(root, in.rel, in.m)
@@ -112,7 +112,7 @@ func (in mountInput) checkBoundary(root, backend string) error {
 	in2 := mount.BoundaryInput{Root: root, Backend: backend, Mounts: []mount.BoundaryEntry{{Path: in.rel, Target: target, Mount: in.m}}}
 	canAck := mount.ValidateAcknowledgementPath(root, target) == nil
 	// Acknowledge exactly the kinds of exposure the mount needs: giving a
-	// kind its capability does not support is refused by the seed's rules.
+	// kind its capability does not support is refused by the Python SDK's rules.
 	for range 3 {
 		err := mount.CheckCredentialBoundary(in2)
 		scoped, broad := mount.MissingAcknowledgement(err)
@@ -121,7 +121,7 @@ func (in mountInput) checkBoundary(root, backend string) error {
 		}
 		if !canAck {
 			return fmt.Errorf("mount path %s is not inside the workspace root %s: a mount whose helper receives "+
-				"credentials must lie inside the root, the only paths whose exposure the seed lets a manifest "+
+				"credentials must lie inside the root, the only paths whose exposure the Python SDK lets a manifest "+
 				"acknowledge; use a mount_path inside the workspace (%w)", target, root, err)
 		}
 		if scoped {
@@ -152,9 +152,9 @@ func (in mountInput) credentialFiles() map[string]string {
 }
 
 // credentialFileInWorkspace returns the field of a credential file given
-// as a relative path: the seed resolves those under the workspace root,
+// as a relative path: the Python SDK resolves those under the workspace root,
 // where workspace entries (and the agent) can write, so they are refused as
-// the seed refuses credential files the manifest materialises.
+// the Python SDK refuses credential files the manifest materialises.
 func (in mountInput) credentialFileInWorkspace() string {
 	for _, f := range sortedFieldNames(in.credentialFiles()) {
 		if !strings.HasPrefix(in.credentialFiles()[f], "/") {
@@ -179,8 +179,8 @@ func (in mountInput) credentialFileUnder(root string) string {
 
 func sortedFieldNames(m map[string]string) []string { return sandboxSortedKeys(m) }
 
-// manifestEntry renders the mount as the seed's JSON with its authority
-// removed (the seed's durable serialization).
+// manifestEntry renders the mount as the Python SDK's JSON with its authority
+// removed (the Python SDK's durable serialization).
 func (r *mountResource) manifestEntry(ctx context.Context, src attrGetter, in mountInput) (types.String, error) {
 	obj := map[string]any{"type": in.m.Type, "ephemeral": in.ephemeral, "read_only": in.m.ReadOnly}
 	if in.description != nil {
@@ -232,7 +232,7 @@ func (r *mountResource) manifestEntry(ctx context.Context, src attrGetter, in mo
 	return types.StringValue(string(b)), nil
 }
 
-// strategyJSON is the seed JSON of a strategy (only set fields; the
+// strategyJSON is the Python SDK JSON of a strategy (only set fields; the
 // manifest parser fills in defaults).
 func strategyJSON(s mount.Strategy) map[string]any {
 	if s.Type == mount.StrategyDockerVolume {
@@ -298,7 +298,7 @@ func (r *mountResource) addMountError(diags *diag.Diagnostics, summary string, e
 			p = pathOf("docker_volume", "driver")
 		}
 		diags.AddAttributeError(p, summary, se.Message+"\n\n"+r.kind.typ+" supports "+supportMatrixText(r.kind.typ)+
-			" (the seed's support matrix).")
+			" (the Python SDK's support matrix).")
 		return
 	}
 	if p, ok := r.mountErrorPath(err); ok {

@@ -11,19 +11,19 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/mount"
 )
 
-// mountField is one of a mount type's own fields (SPEC §5.4).
+// mountField is one of a mount type's own fields (design/sdk-model.md §5.4).
 type mountField struct {
-	// name is the seed's field name. An authority field (secret) is the
+	// name is the Python SDK's field name. An authority field (secret) is the
 	// write-only attribute <name>_wo; any other field is <name>.
 	name   string
 	secret bool
-	// required fields must be set; def is the seed's default of a plain
+	// required fields must be set; def is the Python SDK's default of a plain
 	// field ("" for null); oneOf restricts a plain field's values.
 	required bool
 	def      string
 	oneOf    []string
 	desc     string
-	// tfName overrides the attribute name where the seed's name is taken
+	// tfName overrides the attribute name where the Python SDK's name is taken
 	// (box_mount's path is box_path: path is the manifest key here).
 	tfName string
 }
@@ -39,10 +39,10 @@ func (f mountField) attr() string {
 	return f.name
 }
 
-// mountKind describes one mount resource: the seed's mount type, its
+// mountKind describes one mount resource: the Python SDK's mount type, its
 // fields, and how its values become an engine mount.
 type mountKind struct {
-	// typ is the seed's type tag ("s3_mount"); the resource is
+	// typ is the Python SDK's type tag ("s3_mount"); the resource is
 	// sandbox_<typ>.
 	typ string
 	// summary opens the resource description.
@@ -51,11 +51,11 @@ type mountKind struct {
 	// extraOptions adds s3_files_mount's extra_options map.
 	extraOptions bool
 	// build fills the provider part of m from the field values (nil for
-	// null), keyed by seed field name, and extra_options.
+	// null), keyed by Python SDK field name, and extra_options.
 	build func(m *mount.Mount, v mountValues, extra []mount.Option)
 }
 
-// mountValues are a mount's own field values by seed field name; a missing
+// mountValues are a mount's own field values by Python SDK field name; a missing
 // or nil value is null.
 type mountValues map[string]*string
 
@@ -94,7 +94,7 @@ func (k mountKind) fieldAttributes() map[string]schema.Attribute {
 		if f.secret {
 			out[f.attr()] = schema.StringAttribute{
 				Optional: true, Sensitive: true, WriteOnly: true,
-				MarkdownDescription: f.desc + " The seed's `" + f.name + "`, an authority field (SPEC §5.8): write-only, so it is " +
+				MarkdownDescription: f.desc + " The Python SDK's `" + f.name + "`, an authority field (design/sdk-model.md §5.8): write-only, so it is " +
 					"never stored in state or shown in plans, and it is removed from every error message. Terraform cannot " +
 					"see a change to it: bump `credentials_wo_version` to re-create the mount with new credentials. Blank " +
 					"values and line breaks are refused at plan time.",
@@ -102,7 +102,7 @@ func (k mountKind) fieldAttributes() map[string]schema.Attribute {
 			continue
 		}
 		a := schema.StringAttribute{
-			MarkdownDescription: f.desc + " The seed's `" + f.name + "`.",
+			MarkdownDescription: f.desc + " The Python SDK's `" + f.name + "`.",
 			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			Validators:          []validator.String{noLineBreaks{}},
 		}

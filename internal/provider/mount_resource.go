@@ -25,7 +25,7 @@ var (
 )
 
 // mountResource is the one implementation behind the six mount resources;
-// the kind says which seed mount type it is.
+// the kind says which Python SDK mount type it is.
 type mountResource struct {
 	kind mountKind
 	eng  *workspace.Engine
@@ -54,7 +54,7 @@ func (r *mountResource) Configure(_ context.Context, req resource.ConfigureReque
 
 // ValidateConfig checks everything the configuration alone decides: the
 // strategy's shape, the support matrix, the credential boundary rules that
-// do not need the workspace, with the seed's messages, each on its
+// do not need the workspace, with the Python SDK's messages, each on its
 // attribute.
 func (r *mountResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	in, ok := r.readInput(ctx, req.Config, &req.Config, &resp.Diagnostics)

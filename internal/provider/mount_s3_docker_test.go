@@ -129,7 +129,7 @@ func TestAccS3Mount_rcloneDocker(t *testing.T) {
 // TestAccS3Mount_dockerVolume creates the bucket's Docker volume with the
 // rclone volume plugin (`rclone serve docker`, serving the driver name
 // "rclone") and attaches it to a workspace: the driver options the daemon
-// keeps are the seed's generated ones with driver_options merged last, the
+// keeps are the Python SDK's generated ones with driver_options merged last, the
 // container reads the objects, and destroy removes the volume.
 func TestAccS3Mount_dockerVolume(t *testing.T) {
 	env := newDockerEnv(t)
@@ -205,7 +205,7 @@ resource "sandbox_workspace" "ws" {
 						"s3-access-key-id": srv.AccessKeyID, "s3-secret-access-key": srv.SecretAccessKey,
 						"s3-endpoint": srv.Endpoint, "read-only": "true"}
 					if got := v.Volume.Options; !maps.Equal(got, want) {
-						return fmt.Errorf("volume driver options differ from the seed's generated ones:\n got %v\nwant %v",
+						return fmt.Errorf("volume driver options differ from the Python SDK's generated ones:\n got %v\nwant %v",
 							redactedKeys(got), redactedKeys(want))
 					}
 					if v.Volume.Driver != "rclone" {

@@ -17,7 +17,7 @@ import (
 )
 
 // mountSchema builds the schema of a mount resource: the common mount
-// fields (SPEC §5.1), the kind's own fields, and the strategy blocks.
+// fields (design/sdk-model.md §5.1), the kind's own fields, and the strategy blocks.
 func mountSchema(k mountKind) schema.Schema {
 	attrs := k.fieldAttributes()
 	replaceStr := []planmodifier.String{stringplanmodifier.RequiresReplace()}
@@ -28,8 +28,8 @@ func mountSchema(k mountKind) schema.Schema {
 	}
 	attrs["session_id"] = schema.StringAttribute{
 		Computed: true, PlanModifiers: keepStr,
-		MarkdownDescription: "32 hexadecimal digits, new on every creation, standing in for the seed's session id in the names " +
-			"the seed generates: the rclone remote `sandbox_<kind>_<session_id>`, the helper directories " +
+		MarkdownDescription: "32 hexadecimal digits, new on every creation, standing in for the Python SDK's session id in the names " +
+			"the Python SDK generates: the rclone remote `sandbox_<kind>_<session_id>`, the helper directories " +
 			"`.sandbox-rclone-config/<session_id>` (and `-mountpoint-env`, `-blobfuse-config`, `-blobfuse-cache`) and the Docker " +
 			"volume name. One per mount, so two mounts never share generated files.",
 	}
@@ -41,13 +41,13 @@ func mountSchema(k mountKind) schema.Schema {
 	}
 	attrs["path"] = schema.StringAttribute{
 		Required: true, PlanModifiers: replaceStr, Validators: []validator.String{entryPathValidator{}},
-		MarkdownDescription: "Workspace-relative POSIX path of the mount entry (the manifest key), checked with the seed's " +
+		MarkdownDescription: "Workspace-relative POSIX path of the mount entry (the manifest key), checked with the Python SDK's " +
 			"manifest path rules at plan time (`absolute`, `escape_root`). The mount lands at `<root>/<path>` unless " +
 			"`mount_path` is set. Changing it replaces the mount.",
 	}
 	attrs["mount_path"] = schema.StringAttribute{
 		Optional: true, PlanModifiers: replaceStr, Validators: []validator.String{mountPathValidator{}},
-		MarkdownDescription: "Where the mount lands instead of `<root>/<path>`, the seed's `mount_path` (SPEC §5.2): a relative " +
+		MarkdownDescription: "Where the mount lands instead of `<root>/<path>`, the Python SDK's `mount_path` (design/sdk-model.md §5.2): a relative " +
 			"path is taken under the root; an absolute POSIX path is used as is and, on a Docker workspace, may lie outside " +
 			"the workspace; paths inside the root are normalised lexically and `..` that would climb above the root fails " +
 			"with reason `escape_root`; Windows paths fail with reason `absolute`. Refused besides: the root itself, and on " +
@@ -58,13 +58,13 @@ func mountSchema(k mountKind) schema.Schema {
 	attrs["read_only"] = schema.BoolAttribute{
 		Optional: true, Computed: true, Default: booldefault.StaticBool(true),
 		PlanModifiers:       []planmodifier.Bool{boolplanmodifier.RequiresReplace()},
-		MarkdownDescription: "Mount read-only, the seed's `read_only`. Default `true`. Changing it replaces the mount.",
+		MarkdownDescription: "Mount read-only, the Python SDK's `read_only`. Default `true`. Changing it replaces the mount.",
 	}
 	attrs["ephemeral"] = schema.BoolAttribute{
 		Optional: true, Computed: true, Default: booldefault.StaticBool(true),
-		MarkdownDescription: "The seed's `ephemeral` flag; mounts default to `true` (never part of a workspace snapshot).",
+		MarkdownDescription: "The Python SDK's `ephemeral` flag; mounts default to `true` (never part of a workspace snapshot).",
 	}
-	attrs["description"] = schema.StringAttribute{Optional: true, MarkdownDescription: "Free text, the seed's entry `description`."}
+	attrs["description"] = schema.StringAttribute{Optional: true, MarkdownDescription: "Free text, the Python SDK's entry `description`."}
 	attrs["credentials_wo_version"] = schema.Int64Attribute{
 		Optional: true, PlanModifiers: []planmodifier.Int64{int64planmodifier.RequiresReplace()},
 		MarkdownDescription: "Any number; change it to re-create the mount with the current values of the write-only " +
@@ -72,9 +72,9 @@ func mountSchema(k mountKind) schema.Schema {
 	}
 	attrs["absolute_path"] = schema.StringAttribute{
 		Computed: true, PlanModifiers: keepStr,
-		MarkdownDescription: "Absolute mount path as seen inside the workspace (`in_container`), after the seed's mount path " +
+		MarkdownDescription: "Absolute mount path as seen inside the workspace (`in_container`), after the Python SDK's mount path " +
 			"resolution: below the root, or (Docker workspaces only) an absolute `mount_path` elsewhere in the container; " +
-			"for `docker_volume`, the path resolved against the seed's default root `/workspace` from which `volume_name` is " +
+			"for `docker_volume`, the path resolved against the Python SDK's default root `/workspace` from which `volume_name` is " +
 			"derived.",
 	}
 	attrs["mounted"] = schema.BoolAttribute{
@@ -86,19 +86,19 @@ func mountSchema(k mountKind) schema.Schema {
 	}
 	attrs["volume_name"] = schema.StringAttribute{
 		Computed: true, PlanModifiers: keepStr,
-		MarkdownDescription: "With `docker_volume`: the name of the Docker volume created, the seed's generated name " +
+		MarkdownDescription: "With `docker_volume`: the name of the Docker volume created, the Python SDK's generated name " +
 			"`sandbox_<session_id>_<12 hex of sha256(mount path)>_<sanitized mount path>`. Pass it to the workspace's " +
 			"`docker.volumes`. Null with `in_container`.",
 	}
 	attrs["manifest_entry"] = manifestEntryAttribute("`{\"type\": \"" + k.typ + "\", ..., \"mount_strategy\": {...}}` with every " +
 		"authority field (keys, secrets, tokens, identity ids, credential JSON and files, S3 Files `extra_options`) set to " +
-		"null and `driver_options` emptied, the seed's durable serialization of mounts (SPEC §5.7): safe to print, and it " +
+		"null and `driver_options` emptied, the Python SDK's durable serialization of mounts (design/sdk-model.md §5.7): safe to print, and it " +
 		"never carries a secret.")
 	if k.extraOptions {
 		attrs["extra_options"] = schema.MapAttribute{
 			ElementType: types.StringType, Optional: true,
 			PlanModifiers: []planmodifier.Map{mapRequiresReplace()},
-			MarkdownDescription: "Extra `mount -t s3files` options, the seed's `extra_options`; they override the pattern's " +
+			MarkdownDescription: "Extra `mount -t s3files` options, the Python SDK's `extra_options`; they override the pattern's " +
 				"`extra_options` key by key. A null value renders as a bare option (`iam`). Terraform maps are ordered by " +
 				"key, so options render in key order, then `ro`, `mounttargetip=`, `accesspoint=`, `region=`. Changing it " +
 				"replaces the mount.",
@@ -107,7 +107,7 @@ func mountSchema(k mountKind) schema.Schema {
 	return schema.Schema{
 		MarkdownDescription: k.summary + "\n\nExactly one strategy block: `in_container` runs the mount helper inside the " +
 			"running workspace (on a local workspace, on the host) and unmounts it on destroy; `docker_volume` creates a named " +
-			"Docker volume with a volume driver, which the workspace attaches when its container is created. The seed's " +
+			"Docker volume with a volume driver, which the workspace attaches when its container is created. The Python SDK's " +
 			"support matrix is checked at plan time: " + supportMatrixText(k.typ) + ".\n\nImport is not supported: " +
 			"the credentials are write-only and the files a mount generates belong to its `session_id`; declare the mount " +
 			"and apply.",
@@ -124,7 +124,7 @@ func replaceObject() []planmodifier.Object {
 }
 
 // noLineBreaks refuses line breaks, which would inject lines into the
-// generated rclone config (SPEC §5.8).
+// generated rclone config (design/sdk-model.md §5.8).
 type noLineBreaks struct{}
 
 func (noLineBreaks) Description(context.Context) string { return "must not contain line breaks" }
@@ -137,7 +137,7 @@ func (noLineBreaks) ValidateString(_ context.Context, req validator.StringReques
 	}
 	if strings.ContainsAny(req.ConfigValue.ValueString(), "\r\n") {
 		resp.Diagnostics.AddAttributeError(req.Path, "Line break in a mount value",
-			fmt.Sprintf("cloud mount configuration values must not contain line breaks (the seed's rule, SPEC §5.8): a line "+
+			fmt.Sprintf("cloud mount configuration values must not contain line breaks (the Python SDK's rule, design/sdk-model.md §5.8): a line "+
 				"break would add lines to the generated configuration; got %q", req.ConfigValue.ValueString()))
 	}
 }

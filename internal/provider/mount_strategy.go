@@ -81,15 +81,15 @@ func optInt(desc string) schema.Int64Attribute {
 func mapRequiresReplace() planmodifier.Map { return mapplanmodifier.RequiresReplace() }
 
 // inContainerBlock is the in_container strategy with its four pattern
-// blocks (SPEC §5.3, §5.5). Pattern defaults are the seed's and are
+// blocks (design/sdk-model.md §5.3, §5.5). Pattern defaults are the Python SDK's and are
 // applied by the engine, so they read as null in plans.
 func inContainerBlock() schema.SingleNestedBlock {
 	return schema.SingleNestedBlock{
 		PlanModifiers: replaceObject(),
-		MarkdownDescription: "The seed's `in_container` strategy: the mount helper runs inside the workspace during apply and " +
+		MarkdownDescription: "The Python SDK's `in_container` strategy: the mount helper runs inside the workspace during apply and " +
 			"is unmounted on destroy. Exactly one pattern block. On a Docker workspace the container needs " +
 			"`docker { fuse = true }` (checked at plan time when the workspace exists). Credentials given here reach a helper " +
-			"inside the sandbox; declaring them in Terraform is this provider's form of the seed's explicit, per-path " +
+			"inside the sandbox; declaring them in Terraform is this provider's form of the Python SDK's explicit, per-path " +
 			"credential exposure acknowledgement. Changing anything here replaces the mount.",
 		Blocks: map[string]schema.Block{
 			"rclone": schema.SingleNestedBlock{
@@ -98,12 +98,12 @@ func inContainerBlock() schema.SingleNestedBlock {
 					"(`required mount tool missing: rclone` otherwise) and, for `fuse`, `fusermount3`.",
 				Attributes: map[string]schema.Attribute{
 					"mode": schema.StringAttribute{Optional: true, Validators: []validator.String{stringvalidator.OneOf("fuse", "nfs")},
-						MarkdownDescription: "`\"fuse\"` or `\"nfs\"`; null means the seed's default `\"fuse\"`."},
+						MarkdownDescription: "`\"fuse\"` or `\"nfs\"`; null means the Python SDK's default `\"fuse\"`."},
 					"remote_name": optString("rclone remote name; default `sandbox_<kind>_<session_id>`. Must match " +
-						"`[A-Za-z0-9_][A-Za-z0-9_. -]*` (an on-the-fly remote such as `:s3,...` is refused, SPEC §5.7)."),
+						"`[A-Za-z0-9_][A-Za-z0-9_. -]*` (an on-the-fly remote such as `:s3,...` is refused, design/sdk-model.md §5.7)."),
 					"extra_args": schema.ListAttribute{ElementType: types.StringType, Optional: true,
 						MarkdownDescription: "Extra arguments after the generated ones. Only `--allow-other`, `--uid`, `--gid` " +
-							"and `--buffer-size` (with a value) are accepted, with or without credentials: the seed treats any " +
+							"and `--buffer-size` (with a value) are accepted, with or without credentials: the Python SDK treats any " +
 							"other argument as possible credential authority (`--config`, a header, ...) and refuses it (SPEC " +
 							"§5.7, §5.8). Options such as `--vfs-cache-mode` are therefore not available here."},
 					"nfs_addr": optString("Address `rclone serve nfs` listens on (mode `nfs`); null means `127.0.0.1:2049`."),
@@ -111,7 +111,7 @@ func inContainerBlock() schema.SingleNestedBlock {
 						MarkdownDescription: "NFS mount options (mode `nfs`); null means `vers=4.1,tcp,port=<port>,soft,timeo=50,retrans=1`."},
 					"config_file_path": optString("An rclone config file already in the sandbox to merge the generated remote " +
 						"into; it must hold a `[<remote name>]` section. Paths inside the workspace root are refused, as the " +
-						"seed refuses credential files the manifest could write."),
+						"Python SDK refuses credential files the manifest could write."),
 				},
 			},
 			"mountpoint": schema.SingleNestedBlock{
@@ -121,12 +121,12 @@ func inContainerBlock() schema.SingleNestedBlock {
 				Attributes: map[string]schema.Attribute{
 					"prefix":       optString("Key prefix (`--prefix`)."),
 					"region":       optString("Region (`--region`)."),
-					"endpoint_url": optString("Endpoint (`--endpoint-url`); a URL with user info or a query is refused (SPEC §5.8)."),
+					"endpoint_url": optString("Endpoint (`--endpoint-url`); a URL with user info or a query is refused (design/sdk-model.md §5.8)."),
 				},
 			},
 			"fuse": schema.SingleNestedBlock{
 				MarkdownDescription: "blobfuse2, for Azure Blob: a YAML config written 0600 under " +
-					"`.sandbox-blobfuse-config/<session_id>/`. Defaults are the seed's.",
+					"`.sandbox-blobfuse-config/<session_id>/`. Defaults are the Python SDK's.",
 				Attributes: map[string]schema.Attribute{
 					"allow_other": schema.BoolAttribute{Optional: true, MarkdownDescription: "`allow-other: true`; null means `true`."},
 					"log_type":    optString("Logging type; null means `\"syslog\"`."),
@@ -161,22 +161,22 @@ func inContainerBlock() schema.SingleNestedBlock {
 	}
 }
 
-// dockerVolumeBlock is the docker_volume strategy (SPEC §5.3, §5.6).
+// dockerVolumeBlock is the docker_volume strategy (design/sdk-model.md §5.3, §5.6).
 func dockerVolumeBlock() schema.SingleNestedBlock {
 	return schema.SingleNestedBlock{
 		PlanModifiers: replaceObject(),
-		MarkdownDescription: "The seed's `docker_volume` strategy: a named Docker volume is created with `driver` and the " +
-			"seed's generated driver options (credentials included, with `driver_options` merged last, so its keys win). " +
+		MarkdownDescription: "The Python SDK's `docker_volume` strategy: a named Docker volume is created with `driver` and the " +
+			"Python SDK's generated driver options (credentials included, with `driver_options` merged last, so its keys win). " +
 			"The Docker daemon keeps the options, credentials included, in its volume metadata. The mount resource then has " +
 			"no `workspace_id`: attach the volume with the workspace's `docker { volumes = [{ volume_name = " +
 			"sandbox_<type>.x.volume_name, path = \"data\" }] }`, so Terraform creates the volume first. Destroy removes " +
 			"the volume. Changing anything here replaces the mount.",
 		Attributes: map[string]schema.Attribute{
 			"driver": schema.StringAttribute{Optional: true,
-				MarkdownDescription: "Volume driver (the seed's `driver`), required in this block: `\"rclone\"` or " +
+				MarkdownDescription: "Volume driver (the Python SDK's `driver`), required in this block: `\"rclone\"` or " +
 					"`\"mountpoint\"` as the mount type supports; the driver plugin must be installed in the Docker daemon."},
 			"driver_options": schema.MapAttribute{ElementType: types.StringType, Optional: true, Sensitive: true,
-				MarkdownDescription: "Options merged over the generated ones (the seed's `driver_options`). Sensitive, but " +
+				MarkdownDescription: "Options merged over the generated ones (the Python SDK's `driver_options`). Sensitive, but " +
 					"stored in state: put secrets in the `_wo` attributes."},
 		},
 	}
@@ -263,7 +263,7 @@ func strategyFrom(ctx context.Context, inC, dv types.Object, diags *diag.Diagnos
 	switch {
 	case inC.IsNull() && dv.IsNull():
 		diags.AddError("Missing mount strategy", "a mount needs exactly one strategy block: in_container { ... } or "+
-			"docker_volume { ... } (the seed's mount_strategy is required)")
+			"docker_volume { ... } (the Python SDK's mount_strategy is required)")
 		return mount.Strategy{}, false
 	case !inC.IsNull() && !dv.IsNull():
 		diags.AddAttributeError(pathOf("docker_volume"), "Two mount strategies",
@@ -375,7 +375,7 @@ func anyUnknown(vs ...types.String) bool {
 }
 
 // mountPathValidator refuses Windows paths in mount_path at plan time (the
-// seed's `absolute` reason); other checks need the workspace root.
+// Python SDK's `absolute` reason); other checks need the workspace root.
 type mountPathValidator struct{}
 
 func (mountPathValidator) Description(context.Context) string {

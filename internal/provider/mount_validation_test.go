@@ -11,7 +11,7 @@ import (
 )
 
 // TestAccMount_planTimeRefusals proves that bad mounts fail the plan, with
-// the seed's messages, on the attribute at fault, and that nothing is
+// the Python SDK's messages, on the attribute at fault, and that nothing is
 // touched: the workspace directory is never created.
 func TestAccMount_planTimeRefusals(t *testing.T) {
 	env := newTestEnv(t)

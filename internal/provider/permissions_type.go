@@ -15,8 +15,8 @@ import (
 )
 
 // PermissionsType is the string type of every `permissions` attribute. It
-// accepts the seed's ls-style strings ("drwxr-x---", "-rw-r--r--", with
-// the seed's from_str rules and messages) and octal strings ("0750",
+// accepts the Python SDK's ls-style strings ("drwxr-x---", "-rw-r--r--", with
+// the Python SDK's from_str rules and messages) and octal strings ("0750",
 // "750"), and validates them wherever the value is known. Two values are
 // semantically equal when their permission bits are, so "0750" and
 // "drwxr-x---" never cause a diff.

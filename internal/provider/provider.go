@@ -126,14 +126,14 @@ func (p *sandboxProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 			"extra_path_grants": schema.ListNestedAttribute{
 				Optional: true,
 				MarkdownDescription: "Host paths outside Terraform's working directory that host sources (`sandbox_file.source`, " +
-					"`sandbox_local_dir.source`) may read from; the seed's `SandboxPathGrant`. Without a grant, a " +
+					"`sandbox_local_dir.source`) may read from; the Python SDK's `SandboxPathGrant`. Without a grant, a " +
 					"source outside the working directory fails with reason `outside_base_dir`.",
 				NestedObject: schema.NestedAttributeObject{
 					Attributes: map[string]schema.Attribute{
 						"path": schema.StringAttribute{
 							Required: true,
 							MarkdownDescription: "POSIX-absolute path (normalised: `/tmp/` becomes `/tmp`). Must not be the filesystem " +
-								"root. Errors use the seed's messages, e.g. `sandbox path grant path must be POSIX absolute`.",
+								"root. Errors use the Python SDK's messages, e.g. `sandbox path grant path must be POSIX absolute`.",
 						},
 						"read_only": schema.BoolAttribute{
 							Optional:            true,

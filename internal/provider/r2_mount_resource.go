@@ -6,10 +6,10 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/mount"
 )
 
-// r2MountKind is sandbox_r2_mount: the seed's R2Mount (SPEC §5.4).
+// r2MountKind is sandbox_r2_mount: the Python SDK's R2Mount (design/sdk-model.md §5.4).
 var r2MountKind = registerMountKind(mountKind{
 	typ: mount.TypeR2,
-	summary: "A Cloudflare R2 bucket mounted into a workspace: the seed's `R2Mount`, through rclone's S3 backend with " +
+	summary: "A Cloudflare R2 bucket mounted into a workspace: the Python SDK's `R2Mount`, through rclone's S3 backend with " +
 		"`provider = Cloudflare`, `acl = private`.",
 	fields: []mountField{
 		{name: "bucket", required: true, desc: "Bucket name."},

@@ -6,12 +6,12 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/mount"
 )
 
-// s3FilesMountKind is sandbox_s3_files_mount: the seed's S3FilesMount
-// (SPEC §5.4).
+// s3FilesMountKind is sandbox_s3_files_mount: the Python SDK's S3FilesMount
+// (design/sdk-model.md §5.4).
 var s3FilesMountKind = registerMountKind(mountKind{
 	typ: mount.TypeS3Files,
-	summary: "An Amazon S3 Files file system mounted into a workspace with `mount -t s3files`: the seed's `S3FilesMount`. " +
-		"It authenticates with the sandbox's ambient IAM identity (the seed's broad credential authority), so it has no " +
+	summary: "An Amazon S3 Files file system mounted into a workspace with `mount -t s3files`: the Python SDK's `S3FilesMount`. " +
+		"It authenticates with the sandbox's ambient IAM identity (the Python SDK's broad credential authority), so it has no " +
 		"key attributes; only the `s3files` pattern applies and there is no Docker volume driver.",
 	extraOptions: true,
 	fields: []mountField{

@@ -6,16 +6,16 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/mount"
 )
 
-// s3MountKind is sandbox_s3_mount: the seed's S3Mount (SPEC §5.4).
+// s3MountKind is sandbox_s3_mount: the Python SDK's S3Mount (design/sdk-model.md §5.4).
 var s3MountKind = registerMountKind(mountKind{
 	typ: mount.TypeS3,
-	summary: "An Amazon S3 (or S3-compatible) bucket mounted into a workspace: the seed's `S3Mount`. Without both keys the " +
+	summary: "An Amazon S3 (or S3-compatible) bucket mounted into a workspace: the Python SDK's `S3Mount`. Without both keys the " +
 		"mount is credentialless (rclone `env_auth = false` with no keys; mount-s3 `--no-sign-request`).",
 	fields: []mountField{
 		{name: "bucket", required: true, desc: "Bucket name."},
 		{name: "access_key_id", secret: true, desc: "Access key id; set it together with `secret_access_key_wo`."},
 		{name: "secret_access_key", secret: true, desc: "Secret access key; set it together with `access_key_id_wo`."},
-		{name: "session_token", secret: true, desc: "Session token; ignored unless both keys are set, as the seed."},
+		{name: "session_token", secret: true, desc: "Session token; ignored unless both keys are set, as the Python SDK."},
 		{name: "prefix", desc: "Key prefix inside the bucket (the remote path is `<bucket>/<prefix>`, leading `/` stripped)."},
 		{name: "region", desc: "Region."},
 		{name: "endpoint_url", desc: "Endpoint of an S3-compatible service, such as `https://s3.example.test`."},

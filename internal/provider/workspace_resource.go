@@ -16,8 +16,8 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
 )
 
-// LocalUsersGroupsMessage is the seed's refusal of users and groups on the
-// unix-local backend (SPEC §6.3).
+// LocalUsersGroupsMessage is the Python SDK's refusal of users and groups on the
+// unix-local backend (design/sdk-model.md §6.3).
 const LocalUsersGroupsMessage = "UnixLocalSandboxSession does not support manifest users or groups because provisioning would run on the host machine"
 
 var (

@@ -77,7 +77,7 @@ func (r *workspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 				MarkdownDescription: "Absolute workspace root. Local backend: the host directory, default `<local_base_dir>/<id>`; " +
 					"creating a workspace in an existing non-empty directory is refused, so nothing already there is lost. " +
 					"Docker backend: the directory inside the container, default `" + workspace.DefaultDockerRoot + "` (the " +
-					"seed's manifest root), created at start (`mkdir -p`, mode 0755). Changing it replaces the workspace.",
+					"Python SDK's manifest root), created at start (`mkdir -p`, mode 0755). Changing it replaces the workspace.",
 				PlanModifiers: []planmodifier.String{dockerRootDefault{}, stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace()},
 				Validators:    []validator.String{absolutePathValidator{}},
 			},
@@ -97,7 +97,7 @@ func (r *workspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 			"environment": schema.MapAttribute{
 				Optional:    true,
 				ElementType: types.StringType,
-				MarkdownDescription: "Environment variables of the workspace (the seed's manifest `environment`), name to " +
+				MarkdownDescription: "Environment variables of the workspace (the Python SDK's manifest `environment`), name to " +
 					"value: the container's environment on the docker backend. Values are kept in state in clear text; " +
 					"give secrets with `environment_wo` (docker) or `sandbox_file.content_wo` instead. " + replaceIfDockerDesc,
 				PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplaceIf(replaceMapIfDocker, replaceIfDockerDesc, replaceIfDockerDesc)},
@@ -107,17 +107,17 @@ func (r *workspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 			"environment_wo_version": envWOVersion,
 			"users": schema.ListNestedAttribute{
 				Optional: true,
-				MarkdownDescription: "Users to provision (the seed's manifest `users`): on the docker backend each " +
+				MarkdownDescription: "Users to provision (the Python SDK's manifest `users`): on the docker backend each " +
 					"becomes `useradd -U -M -s /usr/sbin/nologin <name>` (or BusyBox `adduser -D -H -s /sbin/nologin <name>` in " +
 					"images that have only BusyBox's tools), run as root when the container is created; a failing command fails " +
-					"the apply with the seed's `ExecNonZeroError` message. The local backend refuses users at plan time with the " +
-					"seed's message, since provisioning would run on the host. " + replaceIfDockerDesc,
+					"the apply with the Python SDK's `ExecNonZeroError` message. The local backend refuses users at plan time with the " +
+					"Python SDK's message, since provisioning would run on the host. " + replaceIfDockerDesc,
 				NestedObject:  schema.NestedAttributeObject{Attributes: userAttrs},
 				PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplaceIf(replaceIfDocker, replaceIfDockerDesc, replaceIfDockerDesc)},
 			},
 			"groups": schema.ListNestedAttribute{
 				Optional: true,
-				MarkdownDescription: "Groups to provision with their members (the seed's manifest `groups`): `groupadd <g>` for " +
+				MarkdownDescription: "Groups to provision with their members (the Python SDK's manifest `groups`): `groupadd <g>` for " +
 					"each group first, members not listed in `users` are created as users too, then `usermod -aG <g> <user>` " +
 					"(BusyBox: `addgroup <g>`, `addgroup <user> <g>`). Entry `group` attributes may name them. Docker backend " +
 					"only, like `users`. " + replaceIfDockerDesc,
@@ -136,9 +136,9 @@ func (r *workspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 				Optional:    true,
 				ElementType: types.Int64Type,
 				MarkdownDescription: "TCP ports (1-65535) to expose from the workspace; duplicates are dropped, order kept " +
-					"(the seed's `exposed_ports`). Each gets an entry in `endpoints`. On the docker backend each is published " +
+					"(the Python SDK's `exposed_ports`). Each gets an entry in `endpoints`. On the docker backend each is published " +
 					"on 127.0.0.1 with an ephemeral host port; with `network_mode = \"none\"` it is a plan-time error " +
-					"(the seed's `exposed_ports cannot be used when network_mode='none'`). " + replaceIfDockerDesc,
+					"(the Python SDK's `exposed_ports cannot be used when network_mode='none'`). " + replaceIfDockerDesc,
 				Validators:    []validator.List{listvalidator.ValueInt64sAre(int64validator.Between(1, 65535))},
 				PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplaceIf(replaceIfDocker, replaceIfDockerDesc, replaceIfDockerDesc)},
 			},
@@ -148,14 +148,14 @@ func (r *workspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 					"Docker daemon reports for the binding), `host_port` (the port reachable on `host`: on the local backend " +
 					"the port itself, on the docker backend the ephemeral port read back from the daemon, refreshed on every " +
 					"read since a restarted container may get a new one), `tls` (`false`), `url_http` and `url_ws` (the " +
-					"seed's `ExposedPortEndpoint.url_for` for `host:host_port`).",
+					"Python SDK's `ExposedPortEndpoint.url_for` for `host:host_port`).",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"port":      schema.Int64Attribute{Computed: true, MarkdownDescription: "The exposed port in the workspace."},
 					"host":      schema.StringAttribute{Computed: true, MarkdownDescription: "Host to reach it on."},
 					"host_port": schema.Int64Attribute{Computed: true, MarkdownDescription: "Port to reach it on at `host`."},
 					"tls":       schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the endpoint uses TLS."},
-					"url_http":  schema.StringAttribute{Computed: true, MarkdownDescription: "`http://host:host_port/` (seed `url_for(\"http\")`)."},
-					"url_ws":    schema.StringAttribute{Computed: true, MarkdownDescription: "`ws://host:host_port/` (seed `url_for(\"ws\")`)."},
+					"url_http":  schema.StringAttribute{Computed: true, MarkdownDescription: "`http://host:host_port/` (Python SDK `url_for(\"http\")`)."},
+					"url_ws":    schema.StringAttribute{Computed: true, MarkdownDescription: "`ws://host:host_port/` (Python SDK `url_for(\"ws\")`)."},
 				}},
 			},
 		},
@@ -173,7 +173,7 @@ func (r *workspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 func dockerBlockSchema() schema.SingleNestedBlock {
 	return schema.SingleNestedBlock{
 		MarkdownDescription: "Selects the docker backend: the workspace is a directory inside a container, created as the " +
-			"seed's Docker backend does: entrypoint `tail -f /dev/null` to keep it running, the workspace's " +
+			"Python SDK's Docker backend does: entrypoint `tail -f /dev/null` to keep it running, the workspace's " +
 			"`environment`, its `exposed_ports` published on 127.0.0.1, its `volumes` mounted, and labels `sandbox.workspace_id` " +
 			"and `sandbox.root` besides `labels`. The daemon comes from the provider's `docker_host` settings. Every file operation runs inside " +
 			"the container through a small helper copied to `/.sandbox-fs-helper/`, which never follows a symlink planted in " +
@@ -197,7 +197,7 @@ func dockerBlockSchema() schema.SingleNestedBlock {
 			"network_mode": schema.StringAttribute{
 				Optional: true,
 				MarkdownDescription: "Network of the container: unset for the daemon's default, `\"none\"` for no network " +
-					"(then `exposed_ports` must be empty, as the seed requires), or the name of a Docker network. Changing " +
+					"(then `exposed_ports` must be empty, as the Python SDK requires), or the name of a Docker network. Changing " +
 					"it replaces the workspace.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 				Validators:    []validator.String{stringvalidator.LengthAtLeast(1)},
@@ -205,13 +205,13 @@ func dockerBlockSchema() schema.SingleNestedBlock {
 			"labels": schema.MapAttribute{
 				Optional:    true,
 				ElementType: types.StringType,
-				MarkdownDescription: "Labels of the container (the seed's `labels`). `sandbox.workspace_id` and " +
+				MarkdownDescription: "Labels of the container (the Python SDK's `labels`). `sandbox.workspace_id` and " +
 					"`sandbox.root` are set by the provider and cannot be given. Changing them replaces the workspace.",
 				PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplace()},
 			},
 			"fuse": schema.BoolAttribute{
 				Optional: true,
-				MarkdownDescription: "Grant FUSE to the container for in-container mounts, as the seed does: device " +
+				MarkdownDescription: "Grant FUSE to the container for in-container mounts, as the Python SDK does: device " +
 					"`/dev/fuse`, capability `SYS_ADMIN` and `apparmor:unconfined`. Default `false`. Changing it replaces " +
 					"the workspace.",
 				PlanModifiers: []planmodifier.Bool{boolplanmodifier.RequiresReplace()},

@@ -40,7 +40,7 @@ const volumesReplaceDesc = "Changing the volumes replaces the workspace: a conta
 func volumesSchema() schema.ListNestedAttribute {
 	return schema.ListNestedAttribute{
 		Optional: true,
-		MarkdownDescription: "Named Docker volumes mounted into the container when it is created: the seed's `docker_volume` " +
+		MarkdownDescription: "Named Docker volumes mounted into the container when it is created: the Python SDK's `docker_volume` " +
 			"mount strategy, where Docker attaches a volume created with a volume driver (such as `rclone`) and its driver " +
 			"options. Each is a Docker mount of type `volume` (after any bind mounts) with `nocopy`, so Docker never copies " +
 			"the image's files at the target into the volume. A volume must exist before the workspace: reference the volume " +
@@ -61,7 +61,7 @@ func volumesSchema() schema.ListNestedAttribute {
 			},
 			"path": schema.StringAttribute{
 				Required: true,
-				MarkdownDescription: "Where the volume appears in the container, by the seed's `mount_path` rules: a relative " +
+				MarkdownDescription: "Where the volume appears in the container, by the Python SDK's `mount_path` rules: a relative " +
 					"path lies below the workspace `root` (`\"data\"` is `/workspace/data`) and is checked with the entry path " +
 					"rules (a `..` segment is refused with reason `escape_root`; the root itself is refused); an absolute " +
 					"POSIX path is used as is (cleaned), also outside the workspace, such as `\"/mnt/bucket\"`; a Windows " +
@@ -72,7 +72,7 @@ func volumesSchema() schema.ListNestedAttribute {
 				Optional: true,
 				Computed: true,
 				Default:  booldefault.StaticBool(true),
-				MarkdownDescription: "Mount the volume read-only. Default `true`, the seed's default for mounts: writes in the " +
+				MarkdownDescription: "Mount the volume read-only. Default `true`, the Python SDK's default for mounts: writes in the " +
 					"container then fail with `Read-only file system`.",
 			},
 		}},

@@ -109,7 +109,7 @@ func handlePermissionsVector(raw json.RawMessage, _ any) (any, error) {
 		}
 		return p.ChmodArg(), nil
 	case strings.HasPrefix(in.Fn, "hash("):
-		// The seed hashes to_mode(); ToMode is the Go analogue.
+		// The Python SDK hashes to_mode(); ToMode is the Go analogue.
 		m := reHashCompare.FindStringSubmatch(in.Fn)
 		if m == nil {
 			return nil, unsupported("fn %q", in.Fn)
@@ -288,7 +288,7 @@ func handleManifestPathsVector(raw json.RawMessage, expected any) (any, error) {
 		}
 		return paths, nil
 	case "ephemeral_entry_paths":
-		// The seed returns a set; compare as sorted lists.
+		// The Python SDK returns a set; compare as sorted lists.
 		if exp, ok := expected.([]any); ok {
 			sort.Slice(exp, func(i, j int) bool { return fmt.Sprint(exp[i]) < fmt.Sprint(exp[j]) })
 		}
@@ -350,7 +350,7 @@ func handleGitRepoVector(raw json.RawMessage, _ any) (any, error) {
 		return nil, err
 	}
 	if in.Repo == "" {
-		// The seed test builds every GitRepo of these cases with this repo;
+		// The Python SDK test builds every GitRepo of these cases with this repo;
 		// some vectors leave it out of the input but expect it in the context.
 		in.Repo = "openai/example"
 	}

@@ -29,7 +29,7 @@ func canonicalExpected(raw json.RawMessage) ([]byte, error) {
 }
 
 // manifestJSONInputs expresses the vectors whose input is a Python
-// construction as the equivalent JSON payload (the seed objects the
+// construction as the equivalent JSON payload (the Python SDK objects the
 // vector's test builds), keyed by case.
 var manifestJSONInputs = map[string]string{
 	"mount strategies dump": `{"entries": {

@@ -13,7 +13,7 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/mount"
 )
 
-// Decoding of the mount vectors' inputs: the seed's JSON forms of mounts,
+// Decoding of the mount vectors' inputs: the Python SDK's JSON forms of mounts,
 // strategies, patterns and runtime configs, and the short Python-like
 // notations some vectors use ("GCSMount(bucket=parent, mount_path=repo)").
 
@@ -178,7 +178,7 @@ func mvDecodeStrategy(raw json.RawMessage) (mount.Strategy, error) {
 	return s, nil
 }
 
-// mvDecodePattern decodes a pattern's JSON form with the seed's defaults.
+// mvDecodePattern decodes a pattern's JSON form with the Python SDK's defaults.
 func mvDecodePattern(raw json.RawMessage) (*mount.Pattern, error) {
 	var head struct {
 		Type    string          `json:"type"`

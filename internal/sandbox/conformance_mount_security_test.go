@@ -11,7 +11,7 @@ import (
 )
 
 // Conformance handlers for the mount security areas: redaction helpers,
-// the credential boundary and the remote-mount policy text (SPEC §5.7,
+// the credential boundary and the remote-mount policy text (design/sdk-model.md §5.7,
 // §5.8, §8). Vectors describe mounts in a Python-like notation such as
 // "S3Mount(creds) rclone" or "GCSMount(service_account_file='/x')
 // docker_volume rclone"; secParseMount reads the forms they use.
@@ -51,7 +51,7 @@ func handleMountRedactionVector(_ string, raw json.RawMessage, _ any) (any, erro
 		return []any{safe, paths, invalid}, nil
 	case "_render_shell_exports":
 		// The env file of the mountpoint pattern: one "export NAME=<value>"
-		// line per variable, each value quoted as the seed's shlex.quote.
+		// line per variable, each value quoted as the Python SDK's shlex.quote.
 		var b strings.Builder
 		for _, kv := range in.Env {
 			fmt.Fprintf(&b, "export %s=%s\n", kv[0], sandbox.ShellQuote(kv[1]))

@@ -10,7 +10,7 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/mount"
 )
 
-// Conformance handlers for the seed's mount vectors: mount paths and
+// Conformance handlers for the Python SDK's mount vectors: mount paths and
 // targets, rclone/mountpoint/s3files runtime configs, the commands the
 // patterns run, and Docker volume driver options and names.
 
@@ -82,7 +82,7 @@ func mvPermissions(expr string) (sandbox.Permissions, error) {
 }
 
 // mvMountTargets walks a manifest whose mounts use the short notation and
-// returns the seed's mount_targets as [label, path] pairs.
+// returns the Python SDK's mount_targets as [label, path] pairs.
 func mvMountTargets(raw json.RawMessage) (any, error) {
 	var man struct {
 		Root    string          `json:"root"`

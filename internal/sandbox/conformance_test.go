@@ -12,7 +12,7 @@ import (
 	"testing"
 )
 
-// seedVector is one entry of the seed vector file: the seed's observed
+// seedVector is one entry of the seed vector file: the Python SDK's observed
 // behaviour for one input.
 type seedVector struct {
 	Area     string          `json:"area"`
@@ -147,7 +147,7 @@ func compareVectorResult(t *testing.T, expected, got any, err error) {
 	}
 }
 
-// plainErrorKinds are the seed's exception classes that are not structured
+// plainErrorKinds are the Python SDK's exception classes that are not structured
 // sandbox errors.
 var plainErrorKinds = map[string]bool{"ValueError": true, "TypeError": true, "ValidationError": true}
 
@@ -265,7 +265,7 @@ func mapKeys(m map[string]any) []string {
 
 // pyPathArg turns a vector's path text into the raw string the engine
 // receives: PureWindowsPath('x') becomes x with backslash separators (what
-// str() of that object gives, and what the seed's Windows checks see);
+// str() of that object gives, and what the Python SDK's Windows checks see);
 // PurePosixPath('x') becomes x.
 func pyPathArg(s string) string {
 	if inner, ok := cutWrapper(s, "PureWindowsPath('"); ok {

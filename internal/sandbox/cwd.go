@@ -5,9 +5,9 @@ import (
 	"strings"
 )
 
-// NormalizeSandboxCwd follows the seed's normalize_sandbox_cwd (SPEC §3.5)
+// NormalizeSandboxCwd follows the Python SDK's normalize_sandbox_cwd (design/sdk-model.md §3.5)
 // for a run working directory relative to the workspace root. Checks, in
-// order, each an error with the seed's message: a backslash ("sandbox.cwd
+// order, each an error with the Python SDK's message: a backslash ("sandbox.cwd
 // must use POSIX path separators"), blank or whitespace-only text
 // ("sandbox.cwd must be non-empty"), Windows-absolute or POSIX-absolute
 // ("sandbox.cwd must be workspace-relative"), any ".." segment
@@ -31,14 +31,14 @@ func NormalizeSandboxCwd(cwd string) (string, error) {
 }
 
 // WorkspaceScope anchors model-facing relative paths under a run working
-// directory, the seed's SandboxWorkspaceScope (SPEC §3.5). It changes only
+// directory, the Python SDK's SandboxWorkspaceScope (design/sdk-model.md §3.5). It changes only
 // how relative paths are written; it does not confine access. The zero
 // value has no working directory and leaves paths as they are.
 type WorkspaceScope struct {
 	cwd string // normalised; "" means none
 }
 
-// NewWorkspaceScope returns the scope for cwd (the seed's from_cwd), which
+// NewWorkspaceScope returns the scope for cwd (the Python SDK's from_cwd), which
 // must pass NormalizeSandboxCwd; its errors are returned unchanged.
 func NewWorkspaceScope(cwd string) (WorkspaceScope, error) {
 	n, err := NormalizeSandboxCwd(cwd)
@@ -51,7 +51,7 @@ func NewWorkspaceScope(cwd string) (WorkspaceScope, error) {
 // Cwd returns the normalised working directory, or "" when there is none.
 func (s WorkspaceScope) Cwd() string { return s.cwd }
 
-// Anchor follows the seed's anchor: with a working directory, a path that
+// Anchor follows the Python SDK's anchor: with a working directory, a path that
 // is neither Windows-absolute nor POSIX-absolute (judged on the raw text) is
 // joined under it with PurePosixPath semantics ("plot.png" with cwd
 // "tasks/a" gives "tasks/a/plot.png"); anything else is returned unchanged.
@@ -62,11 +62,11 @@ func (s WorkspaceScope) Anchor(path string) string {
 	return joinPosix(s.cwd, pathlibPosix(path))
 }
 
-// ModelPath follows the seed's model_path: a workspace-root-relative path
+// ModelPath follows the Python SDK's model_path: a workspace-root-relative path
 // (coerced to POSIX; an absolute one gives the error "workspace-relative
 // display paths must not be absolute") is POSIX-normalised and, with a
 // working directory, rewritten relative to it ("shared/x" with cwd
-// "tasks/a" gives "../../shared/x"). The seed resolves both against the
+// "tasks/a" gives "../../shared/x"). The Python SDK resolves both against the
 // process directory (posixpath.relpath); here both are anchored at the
 // workspace root, which gives the same result for every path that stays
 // inside the workspace.

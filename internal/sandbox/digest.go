@@ -17,8 +17,8 @@ import (
 )
 
 // DigestChunkSize is the size in bytes (1 MiB) of the chunks in which host
-// sources are read while hashing, the seed's LocalFile/LocalDir chunk size
-// (SPEC §2.4). No more than one chunk per reader is held in memory.
+// sources are read while hashing, the Python SDK's LocalFile/LocalDir chunk size
+// (design/sdk-model.md §2.4). No more than one chunk per reader is held in memory.
 const DigestChunkSize = 1 << 20
 
 // FileDigest is the checksum set of one file, the same names and encodings as

@@ -1,13 +1,13 @@
 // Package sandbox is the engine of the provider: the agent sandbox workspace
-// model of the seed (the Python SDK's agents.sandbox module) re-implemented
-// in Go, byte for byte where the seed defines the behaviour.
+// model of the Python SDK (the Python SDK's agents.sandbox module) re-implemented
+// in Go, byte for byte where the Python SDK defines the behaviour.
 //
 // It holds the value types (Permissions, User, Group, ExecResult,
 // ExposedPortEndpoint), the path rules that every workspace path goes
 // through before any backend is touched (entry keys, resolve_workspace_path,
 // the workspace path policy with extra path grants, the run working
 // directory), the manifest entry tree, and the structured errors with the
-// seed's error codes and reason codes.
+// Python SDK's error codes and reason codes.
 //
 // The package knows nothing about Terraform: it never imports the
 // terraform-plugin-* modules, so it can be tested and reused on its own.

@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// Error codes, the seed's ErrorCode values (SPEC §9). Every structured engine
+// Error codes, the Python SDK's ErrorCode values (design/sdk-model.md §9). Every structured engine
 // error carries one of them in Error.Code.
 const (
 	CodeInvalidManifestPath       = "invalid_manifest_path"
@@ -29,8 +29,8 @@ const (
 	CodeMountConfigInvalid        = "mount_config_invalid"
 )
 
-// ErrorCodes lists every seed ErrorCode value in the seed's declaration
-// order (SPEC §9). The constants above name the ones this engine raises.
+// ErrorCodes lists every Python SDK ErrorCode value in the Python SDK's declaration
+// order (design/sdk-model.md §9). The constants above name the ones this engine raises.
 var ErrorCodes = []string{
 	"invalid_manifest_path", "invalid_compression_scheme", "exposed_port_unavailable", "exec_nonzero",
 	"exec_timeout", "exec_transport_error", "pty_session_not_found", "apply_patch_invalid_path",
@@ -43,7 +43,7 @@ var ErrorCodes = []string{
 	"snapshot_restore_error", "snapshot_not_restorable",
 }
 
-// Reason codes carried in Error.Context["reason"], the seed's reasons.
+// Reason codes carried in Error.Context["reason"], the Python SDK's reasons.
 const (
 	ReasonAbsolute              = "absolute"
 	ReasonEscapeRoot            = "escape_root"
@@ -61,11 +61,11 @@ const (
 	ReasonHardLinkNotSupported = "hard_link_not_supported"
 )
 
-// Error is a structured sandbox error, the Go form of the seed's
+// Error is a structured sandbox error, the Go form of the Python SDK's
 // SandboxError: a stable Code (error_code), the operation Op, a Message
-// reproduced byte-for-byte from the seed where the seed defines one, a
-// Context map (always holding "reason" when the seed gives one) and the
-// seed's retryable flag (nil means unknown).
+// reproduced byte-for-byte from the Python SDK where the Python SDK defines one, a
+// Context map (always holding "reason" when the Python SDK gives one) and the
+// Python SDK's retryable flag (nil means unknown).
 type Error struct {
 	Code      string
 	Op        string
@@ -75,7 +75,7 @@ type Error struct {
 	Cause     error
 }
 
-// Error returns the seed message.
+// Error returns the Python SDK message.
 func (e *Error) Error() string { return e.Message }
 
 // Unwrap returns the underlying cause, if any.
@@ -119,8 +119,8 @@ func (e *Error) Detail() string {
 
 func boolPtr(b bool) *bool { return &b }
 
-// NewInvalidManifestPathError builds the seed's InvalidManifestPathError
-// (SPEC §3.2): message "manifest path must be relative: <rel>" for reason
+// NewInvalidManifestPathError builds the Python SDK's InvalidManifestPathError
+// (design/sdk-model.md §3.2): message "manifest path must be relative: <rel>" for reason
 // "absolute", "manifest path must not escape root: <rel>" otherwise;
 // op "materialize"; not retryable.
 func NewInvalidManifestPathError(rel, reason string) *Error {
@@ -137,7 +137,7 @@ func NewInvalidManifestPathError(rel, reason string) *Error {
 	}
 }
 
-// NewLocalFileReadError is the seed's LocalFileReadError: message
+// NewLocalFileReadError is the Python SDK's LocalFileReadError: message
 // "failed to read local file artifact: <src>", with ctx (which should hold
 // "reason") and an optional cause.
 func NewLocalFileReadError(src string, ctx map[string]any, cause error) *Error {
@@ -151,7 +151,7 @@ func NewLocalFileReadError(src string, ctx map[string]any, cause error) *Error {
 	}
 }
 
-// NewLocalDirReadError is the seed's LocalDirReadError: message
+// NewLocalDirReadError is the Python SDK's LocalDirReadError: message
 // "failed to read local dir artifact: <src>".
 func NewLocalDirReadError(src string, ctx map[string]any, cause error) *Error {
 	return &Error{
@@ -164,7 +164,7 @@ func NewLocalDirReadError(src string, ctx map[string]any, cause error) *Error {
 	}
 }
 
-// NewLocalChecksumError is the seed's LocalChecksumError: message
+// NewLocalChecksumError is the Python SDK's LocalChecksumError: message
 // "failed to checksum local artifact: <src>".
 func NewLocalChecksumError(src string, cause error) *Error {
 	return &Error{

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// NewExecNonZeroError builds the seed's ExecNonZeroError (SPEC §9) for a
+// NewExecNonZeroError builds the Python SDK's ExecNonZeroError (design/sdk-model.md §9) for a
 // command that exited with a non-zero code. stdout and stderr are decoded as
 // UTF-8 with invalid sequences replaced by U+FFFD. The message is
 // "stdout: <o>\nstderr: <e>" when both are non-empty, else whichever one is
@@ -43,8 +43,8 @@ func NewExecNonZeroError(command []string, res ExecResult) *Error {
 	}
 }
 
-// NewExposedPortNotConfiguredError builds the seed's
-// ExposedPortUnavailableError with reason "not_configured" (SPEC §6.1): the
+// NewExposedPortNotConfiguredError builds the Python SDK's
+// ExposedPortUnavailableError with reason "not_configured" (design/sdk-model.md §6.1): the
 // port was not declared for host exposure. Message "port <p> is not
 // configured for host exposure", code exposed_port_unavailable, op
 // "resolve_exposed_port", not retryable; Context holds "port" (int),

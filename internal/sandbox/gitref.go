@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// Reasons of a GitSubpathError (SPEC §2.6), checked in this order.
+// Reasons of a GitSubpathError (design/sdk-model.md §2.6), checked in this order.
 const (
 	ReasonSubpathEmpty           = "empty"
 	ReasonSubpathAbsolute        = "absolute"
@@ -20,10 +20,10 @@ var (
 )
 
 // LooksLikeCommitRef reports whether ref is a commit SHA or an abbreviation
-// of one: it fully matches [0-9a-fA-F]{7,40}, as the seed's GitRepo.
+// of one: it fully matches [0-9a-fA-F]{7,40}, as the Python SDK's GitRepo.
 func LooksLikeCommitRef(ref string) bool { return commitRef.MatchString(ref) }
 
-// ValidateGitSubpath checks a GitRepo subpath with the seed's rules and
+// ValidateGitSubpath checks a GitRepo subpath with the Python SDK's rules and
 // returns its POSIX form, or "" for the repository root (nil, "" and
 // anything reading as "."). repo is only used in the error's context.
 // Errors are *Error with code git_subpath_error and a reason of empty,

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Messages of the seed's SandboxPathGrant validators (SPEC §3.6).
+// Messages of the Python SDK's SandboxPathGrant validators (design/sdk-model.md §3.6).
 const (
 	grantMsgPathNotAbsolute     = "sandbox path grant path must be POSIX absolute"
 	grantMsgRoot                = "sandbox path grant path must not be filesystem root"
@@ -17,11 +17,11 @@ const (
 )
 
 // PathGrant is one extra path outside the workspace that sandbox file
-// operations may reach, the seed's SandboxPathGrant (SPEC §3.6). Path is the
+// operations may reach, the Python SDK's SandboxPathGrant (design/sdk-model.md §3.6). Path is the
 // POSIX path seen inside the sandbox; HostPath, when set, is the native host
 // source behind it (bind mounts, local sources). Build one with
 // NewPathGrant so that every check and normalisation is applied. The JSON
-// form is the seed's: host_path is omitted when nil, description is null.
+// form is the Python SDK's: host_path is omitted when nil, description is null.
 type PathGrant struct {
 	Path        string  `json:"path"`
 	ReadOnly    bool    `json:"read_only"`
@@ -29,9 +29,9 @@ type PathGrant struct {
 	HostPath    *string `json:"host_path,omitempty"`
 }
 
-// GrantError is a rejected PathGrant field, the Go form of the seed's
+// GrantError is a rejected PathGrant field, the Go form of the Python SDK's
 // pydantic validation error: Field is "path" or "host_path" (the error's
-// location) and Message the seed's message, without pydantic's
+// location) and Message the Python SDK's message, without pydantic's
 // "Value error, " prefix.
 type GrantError struct {
 	Field   string
@@ -41,8 +41,8 @@ type GrantError struct {
 // Error returns Message.
 func (e *GrantError) Error() string { return e.Message }
 
-// NewPathGrant validates and normalises a grant as the seed's
-// SandboxPathGrant does (SPEC §3.6):
+// NewPathGrant validates and normalises a grant as the Python SDK's
+// SandboxPathGrant does (design/sdk-model.md §3.6):
 //
 //   - path must be POSIX-absolute after posixpath.normpath ("/tmp/" becomes
 //     "/tmp", "/a//b" becomes "/a/b"); Windows-absolute text and relative
@@ -55,7 +55,7 @@ func (e *GrantError) Error() string { return e.Message }
 //     ("C:/Users/x" becomes `C:\Users\x`), other Windows-absolute forms are
 //     UNC/device errors; a POSIX-absolute path is normalised; a filesystem
 //     root gives "sandbox path grant path must not be filesystem root" (the
-//     seed's wording, also for host_path); anything else "... host_path
+//     Python SDK's wording, also for host_path); anything else "... host_path
 //     must be an absolute host path".
 //
 // Errors are *GrantError naming the field; path is checked before
@@ -134,7 +134,7 @@ func validateGrantHostPath(v string) (string, error) {
 }
 
 // HostRoot returns the grant's root on the host: HostPath when set, else
-// Path (SPEC §3.6, "effective host root").
+// Path (design/sdk-model.md §3.6, "effective host root").
 func (g PathGrant) HostRoot() string {
 	if g.HostPath != nil {
 		return *g.HostPath
@@ -142,8 +142,8 @@ func (g PathGrant) HostRoot() string {
 	return g.Path
 }
 
-// ResolvedHostRoot follows the seed's sandbox_path_grant_host_path
-// (SPEC §3.6): HostRoot with symlinks followed as far as it exists on this
+// ResolvedHostRoot follows the Python SDK's sandbox_path_grant_host_path
+// (design/sdk-model.md §3.6): HostRoot with symlinks followed as far as it exists on this
 // host (non-strict, like Path.resolve). Errors: a HostPath that is not
 // absolute on this host (a Windows path) gives "sandbox path grant host_path
 // must be absolute on the current host: <host_path>"; a root gives

@@ -168,7 +168,7 @@ func (s *scanner) walk(dir *os.File, rel string) error {
 				return context.Cause(s.ctx)
 			}
 		default:
-			// Sockets, fifos and devices are skipped, as the seed does.
+			// Sockets, fifos and devices are skipped, as the Python SDK does.
 		}
 	}
 	return nil

@@ -12,13 +12,13 @@ import (
 )
 
 // DefaultLocalDirFiles is the number of files ScanDir hashes at the same
-// time when HostSourcePolicy.LocalDirFiles is 0: the seed's
-// SandboxConcurrencyLimits.local_dir_files default (SPEC §4.4).
+// time when HostSourcePolicy.LocalDirFiles is 0: the Python SDK's
+// SandboxConcurrencyLimits.local_dir_files default (design/sdk-model.md §4.4).
 const DefaultLocalDirFiles = 4
 
 // HostSourcePolicy decides which host files a workspace may copy from (the
 // `source` of a file, a local directory copy) and reads them safely, following
-// the seed's LocalFile and LocalDir rules (SPEC §2.4, §2.5): sources lie under
+// the Python SDK's LocalFile and LocalDir rules (design/sdk-model.md §2.4, §2.5): sources lie under
 // BaseDir or under an extra path grant, no symlink is ever followed, and files
 // are opened by a pinned no-follow walk of directory descriptors so that a
 // path swapped between the check and the read is detected.
@@ -28,13 +28,13 @@ const DefaultLocalDirFiles = 4
 // wrapping errors.ErrUnsupported from every method that opens a source.
 type HostSourcePolicy struct {
 	// BaseDir is the absolute host directory relative sources are resolved
-	// against (Terraform's working directory, the seed's base_dir). "" means
+	// against (Terraform's working directory, the Python SDK's base_dir). "" means
 	// the process working directory. It is cleaned but symlinks in it are not
 	// resolved.
 	BaseDir string
 	// Grants are the provider's extra_path_grants: a source may also lie
 	// under a grant's ResolvedHostRoot() (HostRoot() with symlinks followed,
-	// SPEC §3.6; a grant that does not resolve is ignored). Read-only grants
+	// design/sdk-model.md §3.6; a grant that does not resolve is ignored). Read-only grants
 	// allow reading like any other.
 	Grants []PathGrant
 	// AllowHardLinks accepts regular files with more than one link. By
@@ -94,7 +94,7 @@ type TreeDigest struct {
 // touch the file itself. Outside both, the error is a *Error with code
 // local_file_read_error and context reason "outside_base_dir", "base_dir"
 // (the absolute BaseDir) and, when grants exist, "extra_path_grants" (the
-// grants' Path values), as the seed's LocalFile (SPEC §2.4).
+// grants' Path values), as the Python SDK's LocalFile (design/sdk-model.md §2.4).
 func (p HostSourcePolicy) Resolve(src string) (string, error) {
 	abs, _, err := p.locate(src)
 	if err != nil {
@@ -106,7 +106,7 @@ func (p HostSourcePolicy) Resolve(src string) (string, error) {
 // DigestFile checks and opens the host file src by the LocalFile rules (see
 // OpenFile) and returns its absolute path and checksums, read in
 // DigestChunkSize chunks. Errors are *Error: LocalFileReadError with the
-// seed's reasons (outside_base_dir, path_not_found, symlink_not_supported
+// Python SDK's reasons (outside_base_dir, path_not_found, symlink_not_supported
 // with "child", path_changed_during_copy; a non-regular file has context
 // "file_type"), or LocalChecksumError when reading fails while hashing.
 func (p HostSourcePolicy) DigestFile(ctx context.Context, src string) (string, FileDigest, error) {
@@ -122,8 +122,8 @@ func (p HostSourcePolicy) DigestFile(ctx context.Context, src string) (string, F
 	return f.Name(), d, nil
 }
 
-// OpenFile opens the regular host file src for reading by the seed's
-// LocalFile rules (SPEC §2.4): src is confined as in Resolve; every path
+// OpenFile opens the regular host file src for reading by the Python SDK's
+// LocalFile rules (design/sdk-model.md §2.4): src is confined as in Resolve; every path
 // component from the anchor (BaseDir, or the grant root, for a relative src;
 // "/" for an absolute one) down to the file is lstat-ed (missing →
 // path_not_found, symlink → symlink_not_supported with "child" relative to
@@ -186,7 +186,7 @@ func (p HostSourcePolicy) openLeaf(abs, anchor string) (*os.File, os.FileInfo, e
 }
 
 // ScanDir lists and hashes every regular file below the host directory src
-// by the seed's LocalDir rules (SPEC §2.5): the directory itself is checked
+// by the Python SDK's LocalDir rules (design/sdk-model.md §2.5): the directory itself is checked
 // as OpenFile checks a file; then its tree is walked through directory
 // descriptors without ever following a symlink — any symlink (to a file or a
 // directory) aborts with reason symlink_not_supported and "child" = its path

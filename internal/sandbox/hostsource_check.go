@@ -21,7 +21,7 @@ type hostTarget struct {
 	anchorInfo os.FileInfo   // stat of the anchor
 }
 
-// sourceFault is an internal failure with the seed context it should carry;
+// sourceFault is an internal failure with the Python SDK context it should carry;
 // the public methods turn it into LocalFileReadError, LocalDirReadError or
 // LocalChecksumError.
 type sourceFault struct {
@@ -116,7 +116,7 @@ func (p HostSourcePolicy) confine(abs, base string, relative bool) (string, stri
 	return "", "", f
 }
 
-// grantRoot is the effective host root of a grant, resolved as SPEC §3.6
+// grantRoot is the effective host root of a grant, resolved as design/sdk-model.md §3.6
 // says (PathGrant.ResolvedHostRoot), or "" when the grant is unusable here
 // (not absolute on this host, or the filesystem root).
 func grantRoot(g PathGrant) string {
@@ -127,7 +127,7 @@ func grantRoot(g PathGrant) string {
 	return filepath.Clean(r)
 }
 
-// inspect lstats every component from anchor down to abs (SPEC §2.4).
+// inspect lstats every component from anchor down to abs (design/sdk-model.md §2.4).
 func (p HostSourcePolicy) inspect(abs, anchor string) (*hostTarget, error) {
 	base, _ := p.baseDir()
 	t := &hostTarget{abs: abs, base: base, anchor: anchor}
@@ -216,13 +216,13 @@ func fileTypeName(m fs.FileMode) string {
 	return "special file"
 }
 
-// fileError converts an internal failure into the seed's LocalFileReadError
+// fileError converts an internal failure into the Python SDK's LocalFileReadError
 // (or LocalChecksumError).
 func (p HostSourcePolicy) fileError(src string, err error) error {
 	return convertFault(src, err, NewLocalFileReadError)
 }
 
-// dirError converts an internal failure into the seed's LocalDirReadError
+// dirError converts an internal failure into the Python SDK's LocalDirReadError
 // (or LocalChecksumError).
 func (p HostSourcePolicy) dirError(src string, err error) error {
 	return convertFault(src, err, NewLocalDirReadError)

@@ -85,7 +85,7 @@ func openPinned(t *hostTarget, dir bool) (*os.File, error) {
 }
 
 // openFault maps an openat failure of name below dirfd during a pinned walk
-// to a seed reason: a symlink met there (ELOOP, or ENOTDIR when O_DIRECTORY
+// to a Python SDK reason: a symlink met there (ELOOP, or ENOTDIR when O_DIRECTORY
 // was asked for) is symlink_not_supported; a vanished or retyped component
 // means the path changed since it was checked.
 func openFault(dirfd int, name string, err error, child string) *sourceFault {

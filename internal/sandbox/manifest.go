@@ -5,15 +5,15 @@ import (
 	"strings"
 )
 
-// DefaultManifestRoot is the seed's default Manifest.root.
+// DefaultManifestRoot is the Python SDK's default Manifest.root.
 const DefaultManifestRoot = "/workspace"
 
-// DefaultRemoteMountCommandAllowlist is the seed's default
-// Manifest.remote_mount_command_allowlist, in its order (SPEC §3.1).
+// DefaultRemoteMountCommandAllowlist is the Python SDK's default
+// Manifest.remote_mount_command_allowlist, in its order (design/sdk-model.md §3.1).
 var DefaultRemoteMountCommandAllowlist = []string{"ls", "find", "stat", "cat", "less", "head", "tail", "du", "grep",
 	"rg", "wc", "sort", "cut", "cp", "tee", "echo", "mkdir", "rm"}
 
-// Manifest is the seed's workspace Manifest (SPEC §3.1) in its JSON form.
+// Manifest is the Python SDK's workspace Manifest (design/sdk-model.md §3.1) in its JSON form.
 // The zero value is not valid; start from NewManifest or ParseManifestJSON.
 type Manifest struct {
 	Root                        string
@@ -31,7 +31,7 @@ type EnvVar struct {
 	Value EnvValue
 }
 
-// EnvValue is an environment value (SPEC §3.1): a plain string (Plain
+// EnvValue is an environment value (design/sdk-model.md §3.1): a plain string (Plain
 // set), a typed value {"type": Type, "value": Value}, or an entry wrapping
 // a typed value with a description and an ephemeral flag (IsEntry).
 type EnvValue struct {
@@ -43,15 +43,15 @@ type EnvValue struct {
 	Ephemeral   bool
 }
 
-// NewManifest returns the seed's default Manifest(): version 1, root
+// NewManifest returns the Python SDK's default Manifest(): version 1, root
 // "/workspace", no entries, and the default command allowlist.
 func NewManifest() *Manifest {
 	return &Manifest{Root: DefaultManifestRoot, Entries: Entries{},
 		RemoteMountCommandAllowlist: append([]string(nil), DefaultRemoteMountCommandAllowlist...)}
 }
 
-// credentialAckKeys are the top-level keys the seed refuses in manifest
-// input (SPEC §3.1, §5.8).
+// credentialAckKeys are the top-level keys the Python SDK refuses in manifest
+// input (design/sdk-model.md §3.1, §5.8).
 var credentialAckKeys = func() map[string]bool {
 	out := map[string]bool{}
 	for _, k := range []string{"in_container_mount_credential_exposure_allowed_paths",
@@ -72,17 +72,17 @@ func camelCase(s string) string {
 	return strings.Join(parts, "")
 }
 
-// MsgCredentialAckInInput is the seed's TypeError for credential
+// MsgCredentialAckInInput is the Python SDK's TypeError for credential
 // acknowledgement keys in manifest input.
 const MsgCredentialAckInInput = "In-container mount credential exposure must be configured on a trusted Manifest instance, not in manifest input."
 
-// ParseManifestJSON reads a manifest as the seed's Manifest.model_validate
-// does (SPEC §3.1, §7): every key is optional; unknown top-level keys are
+// ParseManifestJSON reads a manifest as the Python SDK's Manifest.model_validate
+// does (design/sdk-model.md §3.1, §7): every key is optional; unknown top-level keys are
 // ignored except credential acknowledgement keys (TypeError message
 // MsgCredentialAckInInput); version must be 1 ("Input should be 1").
 // Entries keep their JSON order. Errors are *ManifestError (pydantic
 // validation errors with their location), *Error (MountConfigError) or
-// plain errors carrying a seed TypeError message. Entry paths are not
+// plain errors carrying a Python SDK TypeError message. Entry paths are not
 // checked here: see Entries.ValidatedEntries.
 func ParseManifestJSON(data []byte) (*Manifest, error) {
 	v, err := decodeOrderedJSON(data)
@@ -206,7 +206,7 @@ func stringOrNil(v any) *string {
 	return nil
 }
 
-// object renders the manifest as the seed's model_dump(mode='json').
+// object renders the manifest as the Python SDK's model_dump(mode='json').
 func (m *Manifest) object() *orderedObject {
 	env := newObject()
 	for _, ev := range m.Environment {
@@ -240,8 +240,8 @@ func nilOr(s *string) any {
 	return *s
 }
 
-// JSON returns the manifest as compact seed JSON, byte for byte what the
-// seed's Manifest.model_dump_json() writes: keys in field order, nulls
+// JSON returns the manifest as compact Python SDK JSON, byte for byte what the
+// Python SDK's Manifest.model_dump_json() writes: keys in field order, nulls
 // included, non-ASCII text unescaped. The same manifest always gives the
 // same bytes.
 func (m *Manifest) JSON() ([]byte, error) { return encodeCompact(m.object()) }

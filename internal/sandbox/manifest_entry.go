@@ -6,9 +6,9 @@ import (
 	"strings"
 )
 
-// Entry is one node of a manifest's entry tree, the seed's BaseEntry
-// subclasses (SPEC §2): the common fields, the type's own fields in the
-// seed's order with defaults filled in (Fields), and, for a "dir", its
+// Entry is one node of a manifest's entry tree, the Python SDK's BaseEntry
+// subclasses (design/sdk-model.md §2): the common fields, the type's own fields in the
+// Python SDK's order with defaults filled in (Fields), and, for a "dir", its
 // children in their JSON order. Build one with ParseEntryJSON or NewEntry.
 type Entry struct {
 	Type        string
@@ -24,7 +24,7 @@ type Entry struct {
 	Children Entries
 }
 
-// EntryGroup is the value of an entry's group field: the seed accepts a
+// EntryGroup is the value of an entry's group field: the Python SDK accepts a
 // User ({"name"}) or a Group ({"name", "users"}).
 type EntryGroup struct {
 	Name    string
@@ -33,7 +33,7 @@ type EntryGroup struct {
 }
 
 // entryTypeFields are the own fields of the non-mount entry types
-// (SPEC §2.2–2.6), in the seed's order; "dir" children are handled apart.
+// (design/sdk-model.md §2.2–2.6), in the Python SDK's order; "dir" children are handled apart.
 var entryTypeFields = map[string][]fieldSpec{
 	"file":       {reqStr("content")},
 	"dir":        {},
@@ -86,11 +86,11 @@ func parseEntryMapping(v any, loc []string) (Entries, error) {
 	return out, nil
 }
 
-// parseEntry follows the seed's BaseEntry.parse and the entry model's
-// validation (SPEC §2.1): the type tag picks the model; omitted fields take
+// parseEntry follows the Python SDK's BaseEntry.parse and the entry model's
+// validation (design/sdk-model.md §2.1): the type tag picks the model; omitted fields take
 // their defaults; unknown keys are ignored; the directory permission flag
 // is forced for directory-like entries and mount permissions are reset to
-// rwxr-xr-x (the seed warns that they are not enforced).
+// rwxr-xr-x (the Python SDK warns that they are not enforced).
 func parseEntry(v any, loc []string) (*Entry, error) {
 	obj, ok := v.(*orderedObject)
 	if !ok {
@@ -184,7 +184,7 @@ func parseUsers(raw any, loc []string) ([]User, error) {
 }
 
 // parsePermissionsValue reads a Permissions mapping; omitted keys take the
-// model's defaults (owner 7, group 0, other 0, directory false, SPEC §1.3).
+// model's defaults (owner 7, group 0, other 0, directory false, design/sdk-model.md §1.3).
 func parsePermissionsValue(raw any, loc []string) (Permissions, error) {
 	obj, ok := raw.(*orderedObject)
 	if !ok {
@@ -201,7 +201,7 @@ func parsePermissionsValue(raw any, loc []string) (Permissions, error) {
 	}, nil
 }
 
-// object renders the entry as the seed's model_dump(mode='json') does: the
+// object renders the entry as the Python SDK's model_dump(mode='json') does: the
 // common fields (type, description, ephemeral, group, is_dir, permissions),
 // then the type's own fields, nulls included; Dir children last.
 func (e *Entry) object() *orderedObject {
@@ -251,11 +251,11 @@ func usersValue(users []User) []any {
 	return out
 }
 
-// JSON returns the entry as compact seed JSON (model_dump_json). File
-// content that is not valid UTF-8 gives ErrNotUTF8, as the seed fails.
+// JSON returns the entry as compact Python SDK JSON (model_dump_json). File
+// content that is not valid UTF-8 gives ErrNotUTF8, as the Python SDK fails.
 func (e *Entry) JSON() ([]byte, error) { return encodeCompact(e.object()) }
 
-// ParseEntryJSON reads one entry from its seed JSON form, with the seed's
+// ParseEntryJSON reads one entry from its Python SDK JSON form, with the Python SDK's
 // errors (see DecodeManifestEntries); locations start at "entries".
 func ParseEntryJSON(data []byte) (*Entry, error) {
 	v, err := decodeOrderedJSON(data)
@@ -265,7 +265,7 @@ func ParseEntryJSON(data []byte) (*Entry, error) {
 	return parseEntry(v, []string{"entries"})
 }
 
-// EntryCommon holds the common entry fields a caller sets (SPEC §2.1).
+// EntryCommon holds the common entry fields a caller sets (design/sdk-model.md §2.1).
 type EntryCommon struct {
 	Description *string
 	Ephemeral   bool

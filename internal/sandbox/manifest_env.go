@@ -6,7 +6,7 @@ var envValueTypes = []string{"str"}
 var envLoc = []string{"environment", "value"}
 
 // parseEnvironment reads a manifest's "environment" ({"value": {...}})
-// with the seed's rules (SPEC §3.1): plain strings; typed values
+// with the Python SDK's rules (design/sdk-model.md §3.1): plain strings; typed values
 // {"type": "str", "value": ...}; entries {"description", "ephemeral",
 // "value": <typed>}; the legacy {"value": "<string>"}. A mapping without
 // "type" whose "value" is a string next to other keys fails with "env value
@@ -81,7 +81,7 @@ func parseEnvValue(raw any, entryAllowed bool) (EnvValue, error) {
 	return inner, nil
 }
 
-// object renders the value as the seed dumps it: plain strings as strings,
+// object renders the value as the Python SDK dumps it: plain strings as strings,
 // typed values always with their type.
 func (v EnvValue) object() any {
 	if v.Plain != nil {

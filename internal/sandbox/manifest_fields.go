@@ -7,9 +7,9 @@ import (
 )
 
 // ManifestError is one rejected manifest value, the Go form of a pydantic
-// validation error of the seed's Manifest: Loc is pydantic's location
+// validation error of the Python SDK's Manifest: Loc is pydantic's location
 // (such as ["entries", "mount_strategy"]) and Msg its message, with
-// pydantic's "Value error, " prefix when the seed raised a ValueError.
+// pydantic's "Value error, " prefix when the Python SDK raised a ValueError.
 type ManifestError struct {
 	Loc []string
 	Msg string
@@ -32,7 +32,7 @@ func fieldError(loc []string, field, msg string) error {
 	return &ManifestError{Loc: l, Msg: msg}
 }
 
-// fieldKind is the JSON shape of one seed model field.
+// fieldKind is the JSON shape of one Python SDK model field.
 type fieldKind int
 
 const (
@@ -46,7 +46,7 @@ const (
 	fStrategy                    // a mount strategy, tagged by type
 )
 
-// fieldSpec is one field of a seed model, in the model's field order.
+// fieldSpec is one field of a Python SDK model, in the model's field order.
 type fieldSpec struct {
 	name     string
 	kind     fieldKind

@@ -90,9 +90,9 @@ func writeJSON(buf *bytes.Buffer, v any) error {
 }
 
 // ErrNotUTF8 is returned when text to be dumped is not valid UTF-8: the
-// seed cannot dump such File content to JSON either
-// (PydanticSerializationError, SPEC §2.2).
-var ErrNotUTF8 = fmt.Errorf("content is not valid UTF-8 and cannot be dumped to JSON (the seed fails the same way)")
+// Python SDK cannot dump such File content to JSON either
+// (PydanticSerializationError, design/sdk-model.md §2.2).
+var ErrNotUTF8 = fmt.Errorf("content is not valid UTF-8 and cannot be dumped to JSON (the Python SDK fails the same way)")
 
 func writeJSONString(buf *bytes.Buffer, s string) error {
 	if !utf8.ValidString(s) {

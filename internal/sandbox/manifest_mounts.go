@@ -6,14 +6,14 @@ import (
 )
 
 // mountCommonFields are the fields every mount entry has after the common
-// entry fields (SPEC §5.1), in the seed's order.
+// entry fields (design/sdk-model.md §5.1), in the Python SDK's order.
 var mountCommonFields = []fieldSpec{
 	optStr("mount_path"),
 	defBool("read_only", true),
 	{name: "mount_strategy", kind: fStrategy, required: true},
 }
 
-// mountProviders lists each mount type's own fields (SPEC §5.4) and the
+// mountProviders lists each mount type's own fields (design/sdk-model.md §5.4) and the
 // strategies it supports: in-container pattern types and Docker volume
 // drivers.
 var mountProviders = map[string]struct {
@@ -56,8 +56,8 @@ var mountProviders = map[string]struct {
 	},
 }
 
-// mountPatterns are the in-container pattern models (SPEC §5.5), tagged by
-// their "type", with their fields in the seed's order.
+// mountPatterns are the in-container pattern models (design/sdk-model.md §5.5), tagged by
+// their "type", with their fields in the Python SDK's order.
 var mountPatterns = map[string][]fieldSpec{
 	"rclone": {literal("mode", "fuse", "fuse", "nfs"), optStr("remote_name"), strList("extra_args"), optStr("nfs_addr"),
 		optStrList("nfs_mount_options"), optStr("config_file_path")},
@@ -71,7 +71,7 @@ var mountPatterns = map[string][]fieldSpec{
 		strNullMap("extra_options"))},
 }
 
-// mountStrategies are the core strategy models (SPEC §5.3).
+// mountStrategies are the core strategy models (design/sdk-model.md §5.3).
 var mountStrategies = map[string][]fieldSpec{
 	"in_container":  {{name: "pattern", kind: fStrategy, required: true}},
 	"docker_volume": {reqStr("driver"), strMap("driver_options")},
@@ -88,7 +88,7 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // parseStrategy reads a mount_strategy (or, below it, a pattern) mapping:
 // the tag decides the model; its fields follow. The strategy is checked
-// against the mount type's support matrix, as the seed does at
+// against the mount type's support matrix, as the Python SDK does at
 // construction (MountConfigError "invalid mount_pattern type" or "invalid
 // Docker volume driver").
 func parseStrategy(raw any, loc []string, ctx *fieldCtx) (any, error) {
@@ -140,7 +140,7 @@ func checkStrategySupport(mountType string, isPattern bool, s *orderedObject) er
 	return nil
 }
 
-// mountConfigError is the seed's MountConfigError.
+// mountConfigError is the Python SDK's MountConfigError.
 func mountConfigError(msg string, ctx map[string]any) *Error {
 	return &Error{Code: CodeMountConfigInvalid, Op: "materialize", Message: msg, Context: ctx, Retryable: boolPtr(false)}
 }

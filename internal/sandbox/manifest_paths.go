@@ -19,7 +19,7 @@ const (
 	kindMount                  // every *_mount type
 )
 
-// entryTypeKinds is the seed's core entry type registry (SPEC §2.1).
+// entryTypeKinds is the Python SDK's core entry type registry (design/sdk-model.md §2.1).
 var entryTypeKinds = map[string]entryKind{
 	"file":             kindPlain,
 	"local_file":       kindPlain,
@@ -35,7 +35,7 @@ var entryTypeKinds = map[string]entryKind{
 }
 
 // RegisteredEntryTypes returns the entry type tags the engine knows, sorted:
-// the seed's core registry (SPEC §2.1), "azure_blob_mount" ... "s3_mount".
+// the Python SDK's core registry (design/sdk-model.md §2.1), "azure_blob_mount" ... "s3_mount".
 func RegisteredEntryTypes() []string {
 	out := make([]string, 0, len(entryTypeKinds))
 	for t := range entryTypeKinds {
@@ -46,7 +46,7 @@ func RegisteredEntryTypes() []string {
 }
 
 // IsMountEntryType reports whether t is a registered mount entry type; mounts
-// default to ephemeral (SPEC §2.1).
+// default to ephemeral (design/sdk-model.md §2.1).
 func IsMountEntryType(t string) bool {
 	k, ok := entryTypeKinds[t]
 	return ok && k == kindMount
@@ -54,7 +54,7 @@ func IsMountEntryType(t string) bool {
 
 // IsDirectoryEntryType reports whether t is directory-like (dir, local_dir,
 // git_repo and every mount): such entries default to is_dir true and always
-// carry the directory permission flag (SPEC §2.1).
+// carry the directory permission flag (design/sdk-model.md §2.1).
 func IsDirectoryEntryType(t string) bool {
 	k, ok := entryTypeKinds[t]
 	return ok && k != kindPlain
@@ -81,7 +81,7 @@ type EntryPath struct {
 // keeping the order of keys as written (a repeated key keeps its first
 // position and its last value, like Python's json module). A missing or
 // null "entries" gives an empty list. Every entry is fully validated as in
-// ParseManifestJSON. Errors use the seed's messages (SPEC §2.1, §2.3): the
+// ParseManifestJSON. Errors use the Python SDK's messages (design/sdk-model.md §2.1, §2.3): the
 // TypeErrors "Artifact mapping must be a mapping, got <type>" and
 // "Artifact entry must be a BaseEntry or mapping, got <type>" as plain
 // errors; the validation errors "Value error, Artifact entry mapping must
@@ -101,8 +101,8 @@ func DecodeManifestEntries(data []byte) (Entries, error) {
 	return parseEntryMapping(obj.get("entries"), []string{"entries"})
 }
 
-// seedError returns a plain error carrying a seed message verbatim (some
-// begin with a capital letter, as the seed writes them).
+// seedError returns a plain error carrying a Python SDK message verbatim (some
+// begin with a capital letter, as the Python SDK writes them).
 func seedError(msg string) error { return errors.New(msg) }
 
 // pydanticBool is pydantic's lax bool validation of a JSON value.
@@ -129,10 +129,10 @@ func pydanticBool(v any) (bool, bool) {
 	return false, false
 }
 
-// IterEntries walks the tree as the seed's Manifest.iter_entries does
-// (SPEC §3.2): depth-first in insertion order, a child's path being its
+// IterEntries walks the tree as the Python SDK's Manifest.iter_entries does
+// (design/sdk-model.md §3.2): depth-first in insertion order, a child's path being its
 // parent's path joined with its key (JoinEntryPath). Every key is checked
-// with the entry path rules at the point the seed checks it: a
+// with the entry path rules at the point the Python SDK checks it: a
 // Windows-absolute key fails as soon as its siblings are queued (top-level
 // keys before anything is yielded), and every path is validated just before
 // it is yielded, so "safe" with child "../x" fails as "safe/../x" and an
@@ -181,9 +181,9 @@ func (es Entries) IterEntries(yield func(rel string, e *Entry) error) error {
 	return nil
 }
 
-// ValidatedEntries applies the entry path rules (SPEC §3.2) to every key,
+// ValidatedEntries applies the entry path rules (design/sdk-model.md §3.2) to every key,
 // top-level and nested, and returns every entry with its path in walk
-// order, or the first error (see IterEntries), as the seed's
+// order, or the first error (see IterEntries), as the Python SDK's
 // validated_entries does before a manifest is applied or described.
 func (es Entries) ValidatedEntries() ([]EntryPath, error) {
 	var out []EntryPath
@@ -197,8 +197,8 @@ func (es Entries) ValidatedEntries() ([]EntryPath, error) {
 	return out, nil
 }
 
-// EphemeralEntryPaths follows the seed's ephemeral_entry_paths: the paths of
-// every entry, at any depth, whose Ephemeral flag is set, sorted (the seed
+// EphemeralEntryPaths follows the Python SDK's ephemeral_entry_paths: the paths of
+// every entry, at any depth, whose Ephemeral flag is set, sorted (the Python SDK
 // returns a set). Errors as IterEntries.
 func (es Entries) EphemeralEntryPaths() ([]string, error) {
 	var out []string

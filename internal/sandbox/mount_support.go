@@ -3,12 +3,12 @@ package sandbox
 // This file exposes to the mount package the pieces of the manifest model
 // that mounts share with it: the support matrix (one table, read both by the
 // manifest parser and by mount validation) and the pathlib-like path forms
-// the seed uses when it resolves mount targets.
+// the Python SDK uses when it resolves mount targets.
 
 // MountSupport returns the in-container pattern types and the Docker volume
-// drivers mountType supports (SPEC §5.4), in the seed's order, as fresh
+// drivers mountType supports (design/sdk-model.md §5.4), in the Python SDK's order, as fresh
 // slices; ok is false for a type that is not a mount type. s3_files_mount
-// has no driver (drivers is empty). Follows the seed's
+// has no driver (drivers is empty). Follows the Python SDK's
 // supported_in_container_patterns / supported_docker_volume_drivers.
 func MountSupport(mountType string) (patterns, drivers []string, ok bool) {
 	p, ok := mountProviders[mountType]
@@ -24,13 +24,13 @@ func MountSupport(mountType string) (patterns, drivers []string, ok bool) {
 // pathlib Path built from a string on POSIX).
 func PurePosix(p string) string { return pathlibPosix(p) }
 
-// CoercePosix is the seed's coerce_posix_path for a string: backslashes
+// CoercePosix is the Python SDK's coerce_posix_path for a string: backslashes
 // become "/", then PurePosix.
 func CoercePosix(p string) string { return coercePosix(p) }
 
 // WindowsAbsoluteAsPosix returns PureWindowsPath(p).as_posix() and true
-// when p is Windows-absolute in the seed's sense (IsWindowsAbsolute), as the
-// seed reports such paths in errors ("C:\x" as "C:/x"); otherwise "" and
+// when p is Windows-absolute in the Python SDK's sense (IsWindowsAbsolute), as the
+// Python SDK reports such paths in errors ("C:\x" as "C:/x"); otherwise "" and
 // false.
 func WindowsAbsoluteAsPosix(p string) (string, bool) {
 	if !IsWindowsAbsolute(p) {
@@ -50,5 +50,5 @@ func PosixRelativeTo(path, root string) (rel string, ok bool) { return posixRela
 func JoinPosix(parent, child string) string { return joinPosix(parent, child) }
 
 // DecodeUTF8Replace is Python's bytes.decode("utf-8", errors="replace"),
-// used where the seed decodes command output and workspace files.
+// used where the Python SDK decodes command output and workspace files.
 func DecodeUTF8Replace(p []byte) string { return decodeUTF8Replace(p) }

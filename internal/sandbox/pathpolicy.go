@@ -6,8 +6,8 @@ import (
 )
 
 // WorkspacePathPolicy validates paths that sandbox file operations are given,
-// relative to a workspace root and a list of extra path grants: the seed's
-// WorkspacePathPolicy (SPEC §3.4) in its lexical mode (the one remote
+// relative to a workspace root and a list of extra path grants: the Python SDK's
+// WorkspacePathPolicy (design/sdk-model.md §3.4) in its lexical mode (the one remote
 // sandboxes use; no host filesystem access). Results are absolute,
 // POSIX-normalised paths; errors are *Error values.
 type WorkspacePathPolicy struct {
@@ -27,7 +27,7 @@ type PathGrantRule struct {
 // NewPathGrant; the slice is copied). root must be absolute once coerced to
 // POSIX, else the error "sandbox workspace root must be absolute". Whether
 // root exists on this host is recorded (any error counts as "does not
-// exist"), as the seed does.
+// exist"), as the Python SDK does.
 func NewWorkspacePathPolicy(root string, grants []PathGrant) (*WorkspacePathPolicy, error) {
 	sandboxRoot := coercePosix(root)
 	if !strings.HasPrefix(sandboxRoot, "/") {
@@ -40,7 +40,7 @@ func NewWorkspacePathPolicy(root string, grants []PathGrant) (*WorkspacePathPoli
 	}, nil
 }
 
-// Root returns the POSIX-normalised workspace root (the seed's
+// Root returns the POSIX-normalised workspace root (the Python SDK's
 // sandbox_root()).
 func (p *WorkspacePathPolicy) Root() string { return NormPosix(p.sandboxRoot) }
 
@@ -48,8 +48,8 @@ func (p *WorkspacePathPolicy) Root() string { return NormPosix(p.sandboxRoot) }
 // the policy was built.
 func (p *WorkspacePathPolicy) RootIsExistingHostPath() bool { return p.rootExists }
 
-// AbsoluteWorkspacePath follows the seed's absolute_workspace_path
-// (SPEC §3.4): a relative path is joined to the root, an absolute one taken
+// AbsoluteWorkspacePath follows the Python SDK's absolute_workspace_path
+// (design/sdk-model.md §3.4): a relative path is joined to the root, an absolute one taken
 // as is, and the POSIX-normalised result must lie under the root; grants
 // are not considered. "pkg/../secret.txt" gives "/workspace/secret.txt".
 // Errors (InvalidManifestPathError) report the input in POSIX form with
@@ -62,7 +62,7 @@ func (p *WorkspacePathPolicy) AbsoluteWorkspacePath(path string) (string, error)
 	return p.absoluteWorkspacePosix(coercePosix(path))
 }
 
-// RelativePath follows the seed's relative_path (SPEC §3.4): as
+// RelativePath follows the Python SDK's relative_path (design/sdk-model.md §3.4): as
 // AbsoluteWorkspacePath, then relative to the root; the root itself gives
 // ".". Errors as AbsoluteWorkspacePath.
 func (p *WorkspacePathPolicy) RelativePath(path string) (string, error) {
@@ -77,13 +77,13 @@ func (p *WorkspacePathPolicy) RelativePath(path string) (string, error) {
 	return rel, nil
 }
 
-// NormalizePath follows the seed's normalize_path in lexical mode
-// (SPEC §3.4). A relative path must stay under the root after
+// NormalizePath follows the Python SDK's normalize_path in lexical mode
+// (design/sdk-model.md §3.4). A relative path must stay under the root after
 // normalisation (grants never apply to it). An absolute path is normalised
 // and accepted when under the root, else when under a grant, else refused
 // with reason "absolute". Among matching grants the one with the longest
 // root (most segments) wins; if it is read-only and forWrite is true the
-// error is the seed's WorkspaceArchiveWriteError: code
+// error is the Python SDK's WorkspaceArchiveWriteError: code
 // workspace_archive_write_error, op "write", message "failed to write
 // archive for path: <path>", context path, reason
 // "read_only_extra_path_grant" and grant_path, retryable unknown (nil).
@@ -129,7 +129,7 @@ func (p *WorkspacePathPolicy) NormalizePath(path string, forWrite bool) (string,
 	return normalized, nil
 }
 
-// ExtraPathGrantRules follows the seed's extra_path_grant_rules: each
+// ExtraPathGrantRules follows the Python SDK's extra_path_grant_rules: each
 // grant's POSIX root and read-only flag, in order, as passed to the remote
 // path helper. A Windows-absolute grant path gives "sandbox path grant path
 // must be POSIX absolute"; a root grant "sandbox path grant path must not
@@ -149,7 +149,7 @@ func (p *WorkspacePathPolicy) ExtraPathGrantRules() ([]PathGrantRule, error) {
 	return rules, nil
 }
 
-// absoluteWorkspacePosix is the seed's _absolute_workspace_posix_path for a
+// absoluteWorkspacePosix is the Python SDK's _absolute_workspace_posix_path for a
 // coerced path.
 func (p *WorkspacePathPolicy) absoluteWorkspacePosix(path string) (string, error) {
 	root := p.Root()
@@ -189,7 +189,7 @@ func (p *WorkspacePathPolicy) matchingGrant(path string) (*PathGrant, error) {
 	return best, nil
 }
 
-// invalidPolicyPath is the seed's _invalid_path_error for a coerced path.
+// invalidPolicyPath is the Python SDK's _invalid_path_error for a coerced path.
 func invalidPolicyPath(path string) *Error {
 	if strings.HasPrefix(path, "/") {
 		return NewInvalidManifestPathError(path, ReasonAbsolute)

@@ -7,14 +7,14 @@ import (
 )
 
 // Path conventions (SPEC, "Conventions"): sandbox paths are POSIX paths.
-// Three normal forms appear in the seed and are reproduced here:
+// Three normal forms appear in the Python SDK and are reproduced here:
 //   - NormPosix is posixpath.normpath: lexical, collapses "x/.." pairs;
 //   - pathlibPosix is the text of PurePosixPath(s): drops empty and "."
 //     segments and a trailing slash but keeps "..";
 //   - coercePosix replaces every backslash with "/" first.
 // Both keep a leading "//" (exactly two slashes) as its own root.
 
-// IsWindowsAbsolute reports whether s is "Windows-absolute" in the seed's
+// IsWindowsAbsolute reports whether s is "Windows-absolute" in the Python SDK's
 // sense (SPEC conventions): absolute under Windows rules but not under
 // POSIX rules, detected on the raw text. That is a drive followed by a root,
 // like `C:\x` or `C:/x`. UNC paths (`\\server\share`, `//server/share`) are
@@ -125,7 +125,7 @@ func pathlibPosix(p string) string {
 	return "."
 }
 
-// coercePosix is the seed's coerce_posix_path for a string: backslashes
+// coercePosix is the Python SDK's coerce_posix_path for a string: backslashes
 // become "/" and the result is read as a PurePosixPath.
 func coercePosix(p string) string {
 	return pathlibPosix(strings.ReplaceAll(p, `\`, "/"))
@@ -142,7 +142,7 @@ func hasParentSegment(p string) bool {
 }
 
 // posixRelativeTo is PurePosixPath(path).relative_to(root) for the
-// lexical, segment-wise comparison the seed uses: ok is false when root is
+// lexical, segment-wise comparison the Python SDK uses: ok is false when root is
 // not path itself or one of its parents. rel is "." for root itself.
 func posixRelativeTo(path, root string) (rel string, ok bool) {
 	pa, pp := posixAnchorParts(path)
@@ -177,8 +177,8 @@ func joinPosix(parent, child string) string {
 	return parent + "/" + child
 }
 
-// JoinEntryPath joins a Dir child key to its parent's path as the seed does
-// when walking entries (SPEC §3.2): both are coerced to POSIX (backslashes
+// JoinEntryPath joins a Dir child key to its parent's path as the Python SDK does
+// when walking entries (design/sdk-model.md §3.2): both are coerced to POSIX (backslashes
 // become "/") and joined with PurePosixPath semantics, so an absolute child
 // replaces the parent, "" and "." leave the parent unchanged, and ".." is
 // kept. JoinEntryPath("safe", "../x") is "safe/../x";
@@ -187,7 +187,7 @@ func JoinEntryPath(parent, child string) string {
 	return joinPosix(coercePosix(parent), coercePosix(child))
 }
 
-// ValidateEntryPath applies the seed's entry path rules (SPEC §3.2) to one
+// ValidateEntryPath applies the Python SDK's entry path rules (design/sdk-model.md §3.2) to one
 // manifest key or Dir child key and returns it as a normalized
 // workspace-relative POSIX path ("." for "" and "."). Errors are
 // *Error values from NewInvalidManifestPathError: reason "absolute" for
@@ -205,7 +205,7 @@ func ValidateEntryPath(key string) (string, error) {
 	return rel, nil
 }
 
-// validateRelPath is the seed's Manifest._validate_rel_path for an already
+// validateRelPath is the Python SDK's Manifest._validate_rel_path for an already
 // coerced path text (a key, or a parent joined with a child key).
 func validateRelPath(rel string) error {
 	if IsWindowsAbsolute(rel) {
@@ -221,8 +221,8 @@ func validateRelPath(rel string) error {
 	return nil
 }
 
-// ResolveWorkspacePath follows the seed's resolve_workspace_path
-// (SPEC §3.3) and returns the absolute POSIX destination of rel under root.
+// ResolveWorkspacePath follows the Python SDK's resolve_workspace_path
+// (design/sdk-model.md §3.3) and returns the absolute POSIX destination of rel under root.
 //
 //   - Windows-absolute rel: error reason "absolute" (rel with "/").
 //   - Both are coerced to POSIX.
@@ -264,11 +264,11 @@ func ResolveWorkspacePath(root, rel string, allowAbsoluteWithinRoot bool) (strin
 	return joinPosix(rootPath, relPath), nil
 }
 
-// errRootNotAbsolute is the seed's ValueError for a relative workspace root.
+// errRootNotAbsolute is the Python SDK's ValueError for a relative workspace root.
 var errRootNotAbsolute = errors.New("sandbox workspace root must be absolute")
 
 // WorkspacePath is what the provider function workspace_path exposes: the
-// seed's resolve_workspace_path (SPEC §3.3) without absolute paths, after
+// Python SDK's resolve_workspace_path (design/sdk-model.md §3.3) without absolute paths, after
 // checking that root is absolute once coerced to POSIX (else the error
 // "sandbox workspace root must be absolute", as WorkspacePathPolicy).
 // WorkspacePath("/workspace", "a\\b") is "/workspace/a/b"; errors carry

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// wantPathError checks that err is the seed's InvalidManifestPathError with
+// wantPathError checks that err is the Python SDK's InvalidManifestPathError with
 // the given rel text and reason.
 func wantPathError(t *testing.T, err error, rel, reason string) {
 	t.Helper()

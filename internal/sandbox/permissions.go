@@ -8,11 +8,11 @@ import (
 	"unicode/utf8"
 )
 
-// FileMode is one permission triplet's bits, the seed's FileMode int enum
-// (SPEC §1.2): read 4, write 2, exec 1.
+// FileMode is one permission triplet's bits, the Python SDK's FileMode int enum
+// (design/sdk-model.md §1.2): read 4, write 2, exec 1.
 type FileMode int
 
-// The seed's FileMode values (SPEC §1.2).
+// The Python SDK's FileMode values (design/sdk-model.md §1.2).
 const (
 	// FileModeNone grants nothing (0).
 	FileModeNone FileMode = 0
@@ -29,10 +29,10 @@ const (
 // dirTypeBit is stat.S_IFDIR, the directory type bit of a mode.
 const dirTypeBit = 0o040000
 
-// Permissions is the seed's Permissions value (SPEC §1.3): one integer per
-// triplet and a directory flag. As in the seed, no range check is done on
+// Permissions is the Python SDK's Permissions value (design/sdk-model.md §1.3): one integer per
+// triplet and a directory flag. As in the Python SDK, no range check is done on
 // the integers: values above 7 are shifted into the mode as they are. The
-// JSON form uses the seed's keys, in the seed's order. The zero value is
+// JSON form uses the Python SDK's keys, in the Python SDK's order. The zero value is
 // "----------"; entries default to DefaultPermissions.
 type Permissions struct {
 	Owner     int  `json:"owner"`
@@ -43,26 +43,26 @@ type Permissions struct {
 
 // DefaultPermissions returns the permissions an entry gets when none are
 // given: owner 7, group 5, other 5, not a directory ("-rwxr-xr-x"), the
-// default of the seed's BaseEntry.permissions (SPEC §2.1). Directory-like
+// default of the Python SDK's BaseEntry.permissions (design/sdk-model.md §2.1). Directory-like
 // entries force Directory to true; see DefaultEntryPermissions. (A bare
-// seed Permissions() defaults to 7, 0, 0 instead.)
+// Python SDK Permissions() defaults to 7, 0, 0 instead.)
 func DefaultPermissions() Permissions {
 	return Permissions{Owner: 7, Group: 5, Other: 5}
 }
 
 // DefaultEntryPermissions returns DefaultPermissions with Directory forced to
-// true when entryType is directory-like (IsDirectoryEntryType), as the seed
+// true when entryType is directory-like (IsDirectoryEntryType), as the Python SDK
 // does after constructing Dir, LocalDir, GitRepo and mount entries
-// (SPEC §2.1).
+// (design/sdk-model.md §2.1).
 func DefaultEntryPermissions(entryType string) Permissions {
 	p := DefaultPermissions()
 	p.Directory = IsDirectoryEntryType(entryType)
 	return p
 }
 
-// PermissionsFromMode follows the seed's Permissions.from_mode (SPEC §1.3):
+// PermissionsFromMode follows the Python SDK's Permissions.from_mode (design/sdk-model.md §1.3):
 // owner (m>>6)&7, group (m>>3)&7, other m&7, and Directory when the
-// 0o040000 bit is set (so, as in the seed, any file type that shares that
+// 0o040000 bit is set (so, as in the Python SDK, any file type that shares that
 // bit counts as a directory). Setuid, setgid, sticky and the other file type
 // bits are discarded.
 func PermissionsFromMode(m uint32) Permissions {
@@ -74,10 +74,10 @@ func PermissionsFromMode(m uint32) Permissions {
 	}
 }
 
-// PermissionsFromString follows the seed's Permissions.from_str (SPEC §1.3):
+// PermissionsFromString follows the Python SDK's Permissions.from_str (design/sdk-model.md §1.3):
 // it parses an `ls -l` style string such as "drwxr-x---". One trailing "+",
 // "@" or "." marker is dropped from an 11-character string. Errors are the
-// seed's ValueError messages with the Python repr of the offending text:
+// Python SDK's ValueError messages with the Python repr of the offending text:
 // "invalid permissions string length: '<s>'", "invalid permissions type:
 // '<s>'", and "invalid read flag: '<triplet>'" (likewise write and exec).
 // The exec position accepts x/s (set) and -/S (clear) for owner and group,
@@ -139,7 +139,7 @@ func parsePermTriplet(t []rune, other bool) (int, error) {
 	return mask, nil
 }
 
-// ToMode follows the seed's to_mode (SPEC §1.3): owner<<6 | group<<3 |
+// ToMode follows the Python SDK's to_mode (design/sdk-model.md §1.3): owner<<6 | group<<3 |
 // other, plus the directory type bit 0o040000 when Directory is set.
 func (p Permissions) ToMode() uint32 {
 	m := uint32(p.Owner<<6 | p.Group<<3 | p.Other)
@@ -149,7 +149,7 @@ func (p Permissions) ToMode() uint32 {
 	return m
 }
 
-// String follows the seed's repr (SPEC §1.3): "d" or "-" then three rwx
+// String follows the Python SDK's repr (design/sdk-model.md §1.3): "d" or "-" then three rwx
 // groups with "-" for missing bits, e.g. "drwxr-xr-x". Only bits 4, 2 and 1
 // of each field are rendered.
 func (p Permissions) String() string {
@@ -174,8 +174,8 @@ func (p Permissions) String() string {
 	return string(b)
 }
 
-// ChmodArg returns the argument the seed passes to chmod when it applies an
-// entry's metadata (SPEC §2.1): the permission bits of ToMode with the type
+// ChmodArg returns the argument the Python SDK passes to chmod when it applies an
+// entry's metadata (design/sdk-model.md §2.1): the permission bits of ToMode with the type
 // bits stripped (stat.S_IMODE), in octal, zero-padded to 4 digits: "0755",
 // "0600".
 func (p Permissions) ChmodArg() string {
@@ -188,22 +188,22 @@ func (p Permissions) Perm() fs.FileMode {
 	return fs.FileMode(p.ToMode() & 0o777)
 }
 
-// Equal follows the seed's equality (SPEC §1.3): true iff ToMode is equal.
-// ToMode is also what the seed hashes.
+// Equal follows the Python SDK's equality (design/sdk-model.md §1.3): true iff ToMode is equal.
+// ToMode is also what the Python SDK hashes.
 func (p Permissions) Equal(o Permissions) bool {
 	return p.ToMode() == o.ToMode()
 }
 
 // ParsePermissions is the provider-facing parser. It accepts:
-//   - the seed's ls-style strings, parsed by PermissionsFromString
+//   - the Python SDK's ls-style strings, parsed by PermissionsFromString
 //     ("drwxr-x---", "-rw-r--r--+");
 //   - octal strings of 3 or 4 digits 0-7 ("750", "0750"), giving
 //     Directory false. A 4-digit value whose first digit is not 0 is
 //     refused: setuid, setgid and sticky bits are not supported, since the
-//     seed never produces them.
+//     Python SDK never produces them.
 //
 // A string of 10 or 11 characters, or one starting with "d" or "-", is read
-// as the ls form and gets the seed's from_str messages; any other input is
+// as the ls form and gets the Python SDK's from_str messages; any other input is
 // an error naming the value and the accepted forms.
 func ParsePermissions(s string) (Permissions, error) {
 	n := utf8.RuneCountInString(s)
@@ -225,7 +225,7 @@ func ParsePermissions(s string) (Permissions, error) {
 		return PermissionsFromMode(m & 0o777), nil
 	}
 	if n == 10 || n == 11 || strings.HasPrefix(s, "d") || strings.HasPrefix(s, "-") {
-		// Anything that looks like the ls form gets the seed's messages.
+		// Anything that looks like the ls form gets the Python SDK's messages.
 		return PermissionsFromString(s)
 	}
 	return Permissions{}, fmt.Errorf(

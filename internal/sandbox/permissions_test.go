@@ -63,7 +63,7 @@ func TestPermissionsModeAndString(t *testing.T) {
 		{Permissions{6, 0, 0, false}, 0o600, "-rw-------", "0600", 0o600},
 		{Permissions{}, 0, "----------", "0000", 0},
 		{Permissions{7, 7, 6, true}, 0o40776, "drwxrwxrw-", "0776", 0o776},
-		// No range check, as in the seed: 8 in "owner" lands in the sticky bit.
+		// No range check, as in the Python SDK: 8 in "owner" lands in the sticky bit.
 		{Permissions{8, 0, 0, false}, 0o1000, "----------", "1000", 0},
 	}
 	for _, tt := range tests {

@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// This file holds the few pieces of Python string behaviour that the seed's
+// This file holds the few pieces of Python string behaviour that the Python SDK's
 // messages depend on: repr() of a str, str.isspace/strip, and UTF-8 decoding
 // with errors="replace".
 

@@ -21,7 +21,7 @@ func ShellQuote(s string) string {
 }
 
 // ShellJoin is Python's shlex.join: every argument ShellQuote-d, joined by
-// single spaces (the seed's command shaping, SPEC §4.5).
+// single spaces (the Python SDK's command shaping, design/sdk-model.md §4.5).
 func ShellJoin(argv []string) string {
 	q := make([]string, len(argv))
 	for i, a := range argv {

@@ -6,39 +6,39 @@ import (
 	"strings"
 )
 
-// User is a sandbox account, the seed's User (SPEC §1.1). Name is required.
+// User is a sandbox account, the Python SDK's User (design/sdk-model.md §1.1). Name is required.
 type User struct {
 	Name string `json:"name"`
 }
 
-// Equal follows the seed: users are equal when their names are equal.
+// Equal follows the Python SDK: users are equal when their names are equal.
 func (u User) Equal(o User) bool { return u.Name == o.Name }
 
-// Group is a sandbox group with its members, the seed's Group (SPEC §1.1).
-// Both fields are required in the seed's JSON form.
+// Group is a sandbox group with its members, the Python SDK's Group (design/sdk-model.md §1.1).
+// Both fields are required in the Python SDK's JSON form.
 type Group struct {
 	Name  string `json:"name"`
 	Users []User `json:"users"`
 }
 
-// Equal follows the seed: groups are equal when their names are equal; the
+// Equal follows the Python SDK: groups are equal when their names are equal; the
 // member lists are ignored.
 func (g Group) Equal(o Group) bool { return g.Name == o.Name }
 
-// ExecResult is the outcome of one command, the seed's ExecResult
-// (SPEC §1.4).
+// ExecResult is the outcome of one command, the Python SDK's ExecResult
+// (design/sdk-model.md §1.4).
 type ExecResult struct {
 	Stdout   []byte
 	Stderr   []byte
 	ExitCode int
 }
 
-// OK reports whether the command exited with code 0 (the seed's ok()).
+// OK reports whether the command exited with code 0 (the Python SDK's ok()).
 func (r ExecResult) OK() bool { return r.ExitCode == 0 }
 
 // ExposedPortEndpoint is where a workspace port can be reached from the
-// host, the seed's ExposedPortEndpoint (SPEC §1.5). TLS defaults to false and
-// Query to "" as in the seed.
+// host, the Python SDK's ExposedPortEndpoint (design/sdk-model.md §1.5). TLS defaults to false and
+// Query to "" as in the Python SDK.
 type ExposedPortEndpoint struct {
 	Host  string `json:"host"`
 	Port  int    `json:"port"`
@@ -46,7 +46,7 @@ type ExposedPortEndpoint struct {
 	Query string `json:"query"`
 }
 
-// URLFor follows the seed's url_for (SPEC §1.5). scheme is compared
+// URLFor follows the Python SDK's url_for (design/sdk-model.md §1.5). scheme is compared
 // lower-cased and must be "http" or "ws" (else the error "scheme must be
 // either 'http' or 'ws'"); TLS turns them into "https"/"wss". The port is
 // printed unless it equals the default (443 with TLS, 80 without); a host

@@ -2,7 +2,7 @@ resource "sandbox_workspace" "ws" {
   local {}
 }
 
-# A manifest in the seed's JSON form. Any JSON the Python SDK's
+# A manifest in the Python SDK's JSON form. Any JSON the Python SDK's
 # Manifest.model_dump_json() writes is accepted; its dir, file, local_file
 # and local_dir entries are applied.
 resource "sandbox_manifest" "agent" {

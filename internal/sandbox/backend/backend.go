@@ -4,7 +4,7 @@
 // backend.
 //
 // Paths given to a Backend are workspace-relative POSIX paths that the
-// caller has already validated with the seed's path rules (sandbox.
+// caller has already validated with the Python SDK's path rules (sandbox.
 // ValidateEntryPath); "." names the root itself. A Backend must still make
 // sure that no operation ever follows a symlink out of the root: a path whose
 // resolution would leave the root fails with an error wrapping
@@ -23,7 +23,7 @@ import (
 
 // ErrEscapesRoot is wrapped by every error returned when a path, resolved
 // inside the workspace, would leave the workspace root (for example because
-// a component is a symlink pointing outside). It maps to the seed's
+// a component is a symlink pointing outside). It maps to the Python SDK's
 // escape_root reason.
 var ErrEscapesRoot = errors.New("path escapes the workspace root")
 
@@ -128,7 +128,7 @@ type Backend interface {
 
 	// Exec runs one command in the workspace and returns its output and
 	// exit code. A non-zero exit is not an error here (callers decide, as
-	// the seed's ExecNonZeroError); an error means the command could not be
+	// the Python SDK's ExecNonZeroError); an error means the command could not be
 	// run or did not finish (ErrExecTimeout).
 	Exec(ctx context.Context, req ExecRequest) (sandbox.ExecResult, error)
 }
@@ -145,10 +145,10 @@ type RemoveReport struct {
 	Gone bool `json:"gone,omitempty"`
 }
 
-// ExecRequest is one command to run in a workspace (SPEC §4.5, §6.2, §6.3).
+// ExecRequest is one command to run in a workspace (design/sdk-model.md §4.5, §6.2, §6.3).
 type ExecRequest struct {
 	// Argv is the command vector, run without a shell; callers wanting a
-	// shell pass ["sh", "-lc", script] as the seed does.
+	// shell pass ["sh", "-lc", script] as the Python SDK does.
 	Argv []string
 	// User runs the command as this user; "" means the backend's default.
 	// Backends that cannot switch users refuse a non-empty User.
@@ -164,7 +164,7 @@ type ExecRequest struct {
 	Timeout time.Duration
 }
 
-// ErrExecTimeout is wrapped when a command outlived its timeout; the seed's
+// ErrExecTimeout is wrapped when a command outlived its timeout; the Python SDK's
 // ExecTimeoutError ("command timed out").
 var ErrExecTimeout = errors.New("command timed out")
 

@@ -44,7 +44,7 @@ const wantRef = "refs/sandbox/want"
 // Git stores no owner or mode beyond "executable": files are written 0644
 // or 0755, directories 0755. Symlinks are refused (those pointing outside
 // the checkout are named as such): a copy never follows or recreates a
-// link, as sandbox_local_dir. Submodules are left out (the seed's clone
+// link, as sandbox_local_dir. Submodules are left out (the Python SDK's clone
 // does not recurse into them either).
 func Fetch(ctx context.Context, s Source, ref, want, subpath string) (*Checkout, error) {
 	auth, err := s.auth()

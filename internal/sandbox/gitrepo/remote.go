@@ -1,5 +1,5 @@
-// Package gitrepo fetches Git repositories on the host for the seed's
-// GitRepo entry (SPEC §2.6): it resolves a ref against the remote, fetches
+// Package gitrepo fetches Git repositories on the host for the Python SDK's
+// GitRepo entry (design/sdk-model.md §2.6): it resolves a ref against the remote, fetches
 // the commit into a temporary directory and checks its tree out there, so
 // that the tree can be copied into a workspace like a local directory. No
 // git binary is needed, neither on the host nor in the workspace.
@@ -44,7 +44,7 @@ type Source struct {
 	Credentials Credentials
 }
 
-// DefaultURL is the seed's clone URL, https://<host>/<repo>.git.
+// DefaultURL is the Python SDK's clone URL, https://<host>/<repo>.git.
 func DefaultURL(host, repo string) string { return "https://" + host + "/" + repo + ".git" }
 
 // Redact returns rawURL without userinfo (user and password), for messages.

@@ -9,7 +9,7 @@ import (
 )
 
 // Acknowledgements are the trusted, runtime-only exposure acknowledgements
-// of the seed's Manifest.with_in_container_mount_credential_exposure_acknowledged
+// of the Python SDK's Manifest.with_in_container_mount_credential_exposure_acknowledged
 // (MountScoped) and
 // Manifest.with_in_container_mount_broad_credential_exposure_acknowledged
 // (Broad). Each path is root-relative or absolute (see
@@ -38,8 +38,8 @@ func ackSet(root string, paths []string) (map[string]bool, error) {
 
 // ValidateAcknowledgementPath checks one path given to an exposure
 // acknowledgement of a manifest whose root is root ("" means "/workspace"),
-// following the seed's Manifest acknowledgement rules (SPEC §5.8). In this
-// order, as plain errors carrying the seed's ValueError messages: an empty
+// following the Python SDK's Manifest acknowledgement rules (design/sdk-model.md §5.8). In this
+// order, as plain errors carrying the Python SDK's ValueError messages: an empty
 // path → "Mount credential exposure path must identify a non-root path.";
 // a backslash → "Mount credential exposure paths must use '/' separators.";
 // any of "*?[]" → "Mount credential exposure paths must not contain
@@ -140,7 +140,7 @@ func resolveDotDot(segs []string) []string {
 	return out
 }
 
-// absManifestPath is the seed's _absolute_manifest_path: v under root when
+// absManifestPath is the Python SDK's _absolute_manifest_path: v under root when
 // relative, then normalised lexically ("." and empty segments dropped, ".."
 // popping, never above "/").
 func absManifestPath(root, v string) string {

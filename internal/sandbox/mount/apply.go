@@ -23,12 +23,12 @@ import (
 // (VolumeDriverOptions, VolumeName), nothing runs in the workspace.
 //
 // When m carries credentials, errors raised while mounting are replaced as
-// the seed's lifecycle wrapper does: a MountConfigError gets "sandbox mount
+// the Python SDK's lifecycle wrapper does: a MountConfigError gets "sandbox mount
 // configuration is invalid", any other structured error keeps its code, op
 // and retryable flag but gets "sandbox operation failed while using a
 // protected mount configuration" and an empty context, any other error
 // becomes a plain error with that message. The returned
-// Applied lists what was created even on error. Follows the seed's
+// Applied lists what was created even on error. Follows the Python SDK's
 // Mount.apply and InContainerMountStrategy.activate.
 func Apply(ctx context.Context, s Session, m *Mount, mountPath, sessionID string) (Applied, error) {
 	if err := m.Validate(); err != nil {
@@ -93,12 +93,12 @@ func apply(ctx context.Context, s Session, m *Mount, mountPath, sessionID string
 	return Applied{}, NewConfigError("invalid mount_pattern type", map[string]any{"type": m.Type})
 }
 
-// Unapply unmounts m from mountPath with the pattern's seed commands
+// Unapply unmounts m from mountPath with the pattern's Python SDK commands
 // (UnapplyRclone, UnapplyFuseMount for mountpoint and fuse, UnapplyS3Files),
 // whose exit codes are ignored, then removes the helper files Apply wrote
 // for this mount (the GeneratedPaths Apply returns, recomputed from m, the
 // root and sessionID) with one "rm -rf -- <paths…>" argument vector.
-// Removing them is an addition to the seed, which leaves them in the
+// Removing them is an addition to the Python SDK, which leaves them in the
 // workspace: a declarative destroy removes what it wrote. Nothing of other
 // mounts is touched, and the per-session directories stay. Paths inside
 // the mount path are left alone: if the unmount silently failed they would
@@ -108,7 +108,7 @@ func apply(ctx context.Context, s Session, m *Mount, mountPath, sessionID string
 // mount needs sessionID to name its remote ("mount session is missing
 // session_id"); a failed rm → NewCommandError; transport errors as they
 // are. Errors are protected as in Apply when m carries credentials.
-// Follows the seed's Mount.unmount and the patterns' unapply.
+// Follows the Python SDK's Mount.unmount and the patterns' unapply.
 func Unapply(ctx context.Context, s Session, m *Mount, mountPath, sessionID string) error {
 	if err := m.Validate(); err != nil {
 		return err
@@ -175,7 +175,7 @@ func unapply(ctx context.Context, s Session, m *Mount, mountPath, sessionID stri
 // mount-s3 env, stdout and stderr files when the mount runs with an env
 // file; the blobfuse2 config file and, without a cache_path, its default
 // cache directory; nothing for S3 Files. sessionID "" → "mount session is
-// missing session_id" when a path needs it. The seed has no such list (it
+// missing session_id" when a path needs it. The Python SDK has no such list (it
 // never removes these files); the names follow its patterns' apply.
 func GeneratedPaths(m *Mount, root, mountPath, sessionID string) ([]string, error) {
 	p := m.Strategy.Pattern
@@ -236,7 +236,7 @@ func GeneratedPaths(m *Mount, root, mountPath, sessionID string) ([]string, erro
 }
 
 // mountCarriesAuthority reports whether a mount holds credential material whose
-// presence makes the seed sanitise errors (SPEC §5.7, §5.8): a credential
+// presence makes the Python SDK sanitise errors (design/sdk-model.md §5.7, §5.8): a credential
 // field of its provider, an endpoint URL with inline authority, an rclone
 // config_file_path or --config argument, S3 Files extra options, or Docker
 // driver options. The general credential boundary helpers may take this

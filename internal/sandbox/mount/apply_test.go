@@ -150,7 +150,7 @@ func TestApplyReadsRcloneConfigFile(t *testing.T) {
 	}
 	m.Strategy.Pattern.Rclone.ConfigFilePath = sp("/etc/missing.conf")
 	_, err := mount.Apply(context.Background(), &fakeSession{}, m, "/workspace/data", testSession)
-	// A config_file_path is credential authority: the seed's error is replaced.
+	// A config_file_path is credential authority: the Python SDK's error is replaced.
 	wantConfigError(t, err, "sandbox mount configuration is invalid", map[string]any{})
 }
 

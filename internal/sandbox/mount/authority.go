@@ -5,8 +5,8 @@ import (
 	"strings"
 )
 
-// Field tables of the seed's credential boundary (SPEC §5.8), keyed by
-// mount type; field names are the seed's JSON names.
+// Field tables of the Python SDK's credential boundary (design/sdk-model.md §5.8), keyed by
+// mount type; field names are the Python SDK's JSON names.
 
 // authorityFields are the fields that grant access: secrets, and
 // identifiers such as a managed-identity client id that grant access
@@ -67,10 +67,10 @@ const (
 	strategyBoundaryExternal  = "external"
 )
 
-// strategyClasses are the strategies the engine models, with the seed's
+// strategyClasses are the strategies the engine models, with the Python SDK's
 // boundary ("in_container" runs a helper inside the sandbox, "external" is
 // attached by the backend) and the backend an external one belongs to. The
-// seed's extension strategies are not modelled.
+// Python SDK's extension strategies are not modelled.
 var strategyClasses = map[string]struct{ boundary, backend string }{
 	StrategyInContainer:  {strategyBoundaryContainer, ""},
 	StrategyDockerVolume: {strategyBoundaryExternal, "docker"},
@@ -95,7 +95,7 @@ func nameSet(names ...string) map[string]bool {
 	return out
 }
 
-// capabilities follow the seed's table (SPEC §5.8): rclone for S3, R2,
+// capabilities follow the Python SDK's table (design/sdk-model.md §5.8): rclone for S3, R2,
 // GCS, Azure and Box; mountpoint for S3 and GCS (mount-scoped keys only);
 // fuse for Azure and s3files, both implicitly broad.
 var capabilities = []capability{
@@ -141,7 +141,7 @@ func inContainerPatternType(m *Mount) string {
 	return m.Strategy.Pattern.Type
 }
 
-// providerStringFields maps the provider's string fields, by seed name, to their
+// providerStringFields maps the provider's string fields, by Python SDK name, to their
 // values (nil when unset). Required and defaulted fields are always set. It
 // is empty when the provider struct matching m.Type is missing.
 func providerStringFields(m *Mount) map[string]*string {
@@ -181,7 +181,7 @@ func providerStringFields(m *Mount) map[string]*string {
 }
 
 // rcloneLineBreakFields are the rclone configuration value fields of m that
-// contain "\r" or "\n", in the seed's table order.
+// contain "\r" or "\n", in the Python SDK's table order.
 func rcloneLineBreakFields(m *Mount) []string {
 	fields := providerStringFields(m)
 	var out []string
@@ -196,7 +196,7 @@ func rcloneLineBreakFields(m *Mount) []string {
 func containsLineBreak(s string) bool { return strings.ContainsAny(s, "\r\n") }
 
 // CredentialFields returns the names of m's configured authority fields,
-// following the seed's _configured_mount_authority_fields (SPEC §5.8), in
+// following the Python SDK's _configured_mount_authority_fields (design/sdk-model.md §5.8), in
 // its order without repeats: set provider authority fields (S3
 // access_key_id, secret_access_key, session_token; GCS access_id,
 // secret_access_key, service_account_file, service_account_credentials,
@@ -260,7 +260,7 @@ func CredentialFields(m *Mount) []string {
 }
 
 // HasAuthority reports whether m carries, or may hide, mount authority,
-// following the seed's _mount_has_or_may_hide_configured_authority: a
+// following the Python SDK's _mount_has_or_may_hide_configured_authority: a
 // mount, strategy or pattern type the engine does not know, a capability
 // that discovers broad ambient credentials by itself (in-container fuse
 // and s3files), or any CredentialFields. A nil m has none.
@@ -280,7 +280,7 @@ func HasAuthority(m *Mount) bool {
 var safeRemoteName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_. -]*$`)
 
 // RemoteNameIsSafe reports whether an rclone remote_name can be kept,
-// following the seed's _rclone_remote_name_is_safe (SPEC §5.7): nil and ""
+// following the Python SDK's _rclone_remote_name_is_safe (design/sdk-model.md §5.7): nil and ""
 // are safe; otherwise the name must match [A-Za-z0-9_][A-Za-z0-9_. -]*
 // with no surrounding white space (":s3,secret_access_key=x", " lead" and
 // "-x" are unsafe).
@@ -304,7 +304,7 @@ func rawRemoteNameIsSafe(v any) bool {
 }
 
 // RcloneExtraArgsAnalysis classifies rclone extra_args, following the
-// seed's _rclone_extra_args_analysis (SPEC §5.7). safe holds only when every
+// Python SDK's _rclone_extra_args_analysis (design/sdk-model.md §5.7). safe holds only when every
 // argument is "--allow-other" or one of "--uid", "--gid", "--buffer-size"
 // with a value ("=v" or a following argument not starting with "-");
 // option names compare case-insensitively with "_" read as "-" and any

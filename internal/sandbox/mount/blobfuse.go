@@ -9,7 +9,7 @@ import (
 )
 
 // AzureRuntime is the runtime config of a blobfuse2 (fuse) mount of an Azure
-// Blob container. Follows the seed's FuseMountConfig.
+// Blob container. Follows the Python SDK's FuseMountConfig.
 type AzureRuntime struct {
 	Account, Container                     string
 	Endpoint, IdentityClientID, AccountKey *string
@@ -19,7 +19,7 @@ type AzureRuntime struct {
 
 // AzureConfig builds the fuse runtime config of an azure_blob_mount; other
 // types → MountConfigError "invalid mount_pattern type" {type}. Follows the
-// seed's AzureBlobMount.build_in_container_mount_config.
+// Python SDK's AzureBlobMount.build_in_container_mount_config.
 func AzureConfig(m *Mount) (AzureRuntime, error) {
 	if m.Type != TypeAzureBlob || m.AzureBlob == nil {
 		return AzureRuntime{}, NewConfigError("invalid mount_pattern type", map[string]any{"type": m.Type})
@@ -36,7 +36,7 @@ func fuseCacheType(p *FusePattern) string {
 	return p.CacheType
 }
 
-// BlobfuseYAML renders the blobfuse2 config file (SPEC §5.5) for the
+// BlobfuseYAML renders the blobfuse2 config file (design/sdk-model.md §5.5) for the
 // pattern, the runtime config and the absolute cache directory: 2-space
 // indentation, a blank line after each block; "allow-other: true" only when
 // enabled; logging; components (libfuse, the cache type, attr_cache,
@@ -48,7 +48,7 @@ func fuseCacheType(p *FusePattern) string {
 // https://<account>.blob.core.windows.net), then "auth-type: key" and
 // account-key when a key is set else "mode: msi", then identity-client-id
 // when set. A cache size of 0 or unset is 50000 (block) or 4096 (file); a
-// file cache max size of 0 or unset is the cache size. Follows the seed's
+// file cache max size of 0 or unset is the cache size. Follows the Python SDK's
 // FuseMountPattern.BlobfuseConfig.to_text.
 func BlobfuseYAML(p *FusePattern, rt AzureRuntime, cacheDir string) string {
 	itoa := func(n int64) string { return strconv.FormatInt(n, 10) }
@@ -123,7 +123,7 @@ func blobfusePaths(p *FusePattern, rt AzureRuntime, sid string) (cacheRel, confi
 }
 
 // ApplyFuse mounts an Azure Blob container with blobfuse2 at mountPath
-// (absolute, or relative to the root), with the seed's command sequence:
+// (absolute, or relative to the root), with the Python SDK's command sequence:
 // probe "command -v blobfuse2 >/dev/null 2>&1" (NewToolMissingError
 // "blobfuse2" {account, container}); a cache directory equal to or inside
 // the mount → MountConfigError "blobfuse cache_path must be outside the
@@ -133,7 +133,7 @@ func blobfusePaths(p *FusePattern, rt AzureRuntime, sid string) (cacheRel, confi
 // run blobfuse2 mount [--read-only] --config-file <yaml> <mount> (argument
 // vector). A failed mount → NewCommandError {account, container}. An empty
 // sessionID → "mount session is missing session_id". A nil p means
-// DefaultFusePattern. Follows the seed's FuseMountPattern.apply.
+// DefaultFusePattern. Follows the Python SDK's FuseMountPattern.apply.
 func ApplyFuse(ctx context.Context, s Session, p *FusePattern, rt AzureRuntime, mountPath, sessionID string) (Applied, error) {
 	if p == nil {
 		d := DefaultFusePattern()

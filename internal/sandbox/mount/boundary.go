@@ -8,7 +8,7 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 )
 
-// Messages of the credential boundary (SPEC §5.8), verbatim from the seed.
+// Messages of the credential boundary (design/sdk-model.md §5.8), verbatim from the Python SDK.
 const (
 	msgDockerVolumeBackend    = "docker-volume mounts are not supported by this sandbox backend"
 	msgStrategyBackend        = "mount strategy is not supported by this sandbox backend"
@@ -45,7 +45,7 @@ type BoundaryEntry struct {
 	// Path is the entry's root-relative manifest path ("data",
 	// "parent/data").
 	Path string
-	// Target is the resolved mount target (SPEC §5.2), absolute; "" means
+	// Target is the resolved mount target (design/sdk-model.md §5.2), absolute; "" means
 	// Root joined with Path.
 	Target string
 	// Mount is the mount itself.
@@ -71,8 +71,8 @@ type BoundaryInput struct {
 }
 
 // CheckCredentialBoundary validates every mount's credential authority
-// before anything runs, following the seed's
-// validate_manifest_mount_credential_boundaries (SPEC §5.8). Acknowledgement
+// before anything runs, following the Python SDK's
+// validate_manifest_mount_credential_boundaries (design/sdk-model.md §5.8). Acknowledgement
 // paths are checked first (ValidateAcknowledgementPath's errors), then
 // every mount's provenance (unknown mount, strategy or pattern types), then
 // the mounts in target order (deepest first, as mount_targets sorts them),
@@ -84,7 +84,7 @@ type BoundaryInput struct {
 // the Box non-interactive source, an unsupported strategy/type/pattern
 // combination, unsupported credential fields, acknowledgements of an
 // unsupported kind, and missing mount-scoped or broad acknowledgements.
-// Errors are *sandbox.Error with CodeMountConfigInvalid and the seed's
+// Errors are *sandbox.Error with CodeMountConfigInvalid and the Python SDK's
 // messages and context keys (mount_type, strategy_type, pattern_type,
 // credential_fields sorted, configuration_fields, credential_field,
 // sandbox_backend); acknowledgement path errors are plain errors or
@@ -137,7 +137,7 @@ func CheckCredentialBoundary(in BoundaryInput) error {
 	return nil
 }
 
-// configError builds the seed's MountConfigError: code mount_config_invalid,
+// configError builds the Python SDK's MountConfigError: code mount_config_invalid,
 // op "materialize", not retryable.
 func configError(msg string, ctx map[string]any) *sandbox.Error {
 	retryable := false

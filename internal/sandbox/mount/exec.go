@@ -14,7 +14,7 @@ import (
 type Applied struct {
 	// PersistSkipPaths are root-relative directories holding generated
 	// helper files (rclone configs, mount-s3 env files, blobfuse2 configs
-	// and caches), to leave out of workspace snapshots. Follows the seed's
+	// and caches), to leave out of workspace snapshots. Follows the Python SDK's
 	// register_persist_workspace_skip_path calls.
 	PersistSkipPaths []string
 	// RemoteName is the rclone remote of an rclone mount, "" otherwise;
@@ -26,11 +26,11 @@ type Applied struct {
 	// (rm -rf). The mount point itself is not listed.
 	GeneratedPaths []string
 	// Warnings are non-fatal findings, such as an NFS client the kernel does
-	// not announce; the seed emits them as Python warnings.
+	// not announce; the Python SDK emits them as Python warnings.
 	Warnings []string
 }
 
-// NewToolMissingError is the seed's MountToolMissingError: Code
+// NewToolMissingError is the Python SDK's MountToolMissingError: Code
 // sandbox.CodeMountMissingTool, Op "materialize", not retryable, message
 // "required mount tool missing: <tool>", Context {"tool": tool} plus ctx.
 func NewToolMissingError(tool string, ctx map[string]any) *sandbox.Error {
@@ -43,7 +43,7 @@ func NewToolMissingError(tool string, ctx map[string]any) *sandbox.Error {
 		Message: "required mount tool missing: " + tool, Context: c, Retryable: &no}
 }
 
-// NewCommandError is the seed's MountCommandError: Code
+// NewCommandError is the Python SDK's MountCommandError: Code
 // sandbox.CodeMountFailed, Op "materialize", not retryable, message "mount
 // command failed", Context {"command": command, "stderr": stderr} plus ctx.
 func NewCommandError(command, stderr string, ctx map[string]any) *sandbox.Error {
@@ -57,15 +57,15 @@ func NewCommandError(command, stderr string, ctx map[string]any) *sandbox.Error 
 }
 
 // protectedOperationMessage replaces the message of an error raised while a
-// mount carrying credentials was handled (the seed's text).
+// mount carrying credentials was handled (the Python SDK's text).
 const protectedOperationMessage = "sandbox operation failed while using a protected mount configuration"
 
 // protectedConfigErrorMessage replaces the message of a MountConfigError raised
 // while a mount carrying credentials was handled.
 const protectedConfigErrorMessage = "sandbox mount configuration is invalid"
 
-// protectMountError is the seed's replacement of an error raised in a call that
-// handled mount authority (SPEC §5.7): a MountConfigError keeps its code and
+// protectMountError is the Python SDK's replacement of an error raised in a call that
+// handled mount authority (design/sdk-model.md §5.7): a MountConfigError keeps its code and
 // gets "sandbox mount configuration is invalid"; any other structured error
 // keeps code, op and retryable but gets protectedOperationMessage and an
 // empty context; anything else becomes a plain error with that message. The
@@ -81,7 +81,7 @@ func protectMountError(err error) error {
 	if se.Code == sandbox.CodeMountMissingTool {
 		// "required mount tool missing: <tool>" names a tool, never a
 		// value: it is kept so the user learns what the sandbox lacks (the
-		// seed's wrapper would replace it too).
+		// Python SDK's wrapper would replace it too).
 		return err
 	}
 	msg := protectedOperationMessage
@@ -104,13 +104,13 @@ func newRunner(ctx context.Context, s Session, out *Applied) *runner {
 	return &runner{ctx: ctx, s: s, root: sandbox.CoercePosix(s.Root()), out: out}
 }
 
-// abs is the absolute form of a root-relative or absolute path (the seed's
+// abs is the absolute form of a root-relative or absolute path (the Python SDK's
 // session.normalize_path, lexically).
 func (r *runner) abs(p string) string { return sandbox.JoinPosix(r.root, sandbox.PurePosix(p)) }
 
 func (r *runner) exec(argv ...string) (ExecResult, error) { return r.s.Exec(r.ctx, argv) }
 
-// shell runs cmd through "sh -lc", as the seed's exec(cmd) and its explicit
+// shell runs cmd through "sh -lc", as the Python SDK's exec(cmd) and its explicit
 // ("sh", "-lc", cmd) calls do.
 func (r *runner) shell(cmd string) (ExecResult, error) { return r.exec("sh", "-lc", cmd) }
 
@@ -126,7 +126,7 @@ func (r *runner) probe(cmd, tool string, ctx map[string]any) error {
 	return nil
 }
 
-// checked runs argv and turns a non-zero exit into the seed's
+// checked runs argv and turns a non-zero exit into the Python SDK's
 // ExecNonZeroError (its session.mkdir and _exec_checked_nonzero).
 func (r *runner) checked(argv ...string) error {
 	res, err := r.exec(argv...)
@@ -148,7 +148,7 @@ func (r *runner) generated(abs ...string) {
 }
 
 // writeSensitive writes a generated helper file owner-only, then runs
-// chmod 0600 on it as the seed's _write_sensitive_config_file does.
+// chmod 0600 on it as the Python SDK's _write_sensitive_config_file does.
 func (r *runner) writeSensitive(rel string, content string) error {
 	abs := r.abs(rel)
 	r.generated(abs)
@@ -163,10 +163,10 @@ func commandFailed(command string, res ExecResult, ctx map[string]any) *sandbox.
 	return NewCommandError(command, sandbox.DecodeUTF8Replace(res.Stderr), ctx)
 }
 
-// spaceJoin is Python's " ".join(cmd), the seed's command text in errors.
+// spaceJoin is Python's " ".join(cmd), the Python SDK's command text in errors.
 func spaceJoin(argv []string) string { return strings.Join(argv, " ") }
 
-// requireSession returns the session's hex id or the seed's "mount session
+// requireSession returns the session's hex id or the Python SDK's "mount session
 // is missing session_id" error.
 func requireSession(sessionID, mountType string) (string, error) {
 	if sessionID == "" {

@@ -7,7 +7,7 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 )
 
-// NewConfigError builds the seed's MountConfigError: Code
+// NewConfigError builds the Python SDK's MountConfigError: Code
 // sandbox.CodeMountConfigInvalid, Op "materialize", not retryable, the
 // given message and context (nil becomes an empty map).
 func NewConfigError(msg string, ctx map[string]any) *sandbox.Error {
@@ -19,37 +19,37 @@ func NewConfigError(msg string, ctx map[string]any) *sandbox.Error {
 }
 
 // Patterns returns the in-container pattern types (Pattern* constants) that
-// mountType supports, in the seed's order; nil for an unknown type. Follows
-// the seed's supported_in_container_patterns (SPEC §5.4).
+// mountType supports, in the Python SDK's order; nil for an unknown type. Follows
+// the Python SDK's supported_in_container_patterns (design/sdk-model.md §5.4).
 func Patterns(mountType string) []string {
 	p, _, _ := sandbox.MountSupport(mountType)
 	return p
 }
 
 // Drivers returns the Docker volume drivers mountType supports, in the
-// seed's order; empty for s3_files_mount and nil for an unknown type.
-// Follows the seed's supported_docker_volume_drivers (SPEC §5.4).
+// Python SDK's order; empty for s3_files_mount and nil for an unknown type.
+// Follows the Python SDK's supported_docker_volume_drivers (design/sdk-model.md §5.4).
 func Drivers(mountType string) []string {
 	_, d, _ := sandbox.MountSupport(mountType)
 	return d
 }
 
-// PermissionsWarning is the warning the seed emits when a mount entry is
+// PermissionsWarning is the warning the Python SDK emits when a mount entry is
 // given permissions other than owner 7, group 5, other 5.
 const PermissionsWarning = "Mount permissions are not enforced. Please configure access in the cloud provider " +
 	"instead; mount-level permissions can be unreliable."
 
 // Permissions returns the permissions a mount entry really has whatever was
 // asked: owner 7, group 5, other 5, directory ("drwxr-xr-x"). warn is true
-// when requested differs in owner, group or other, the case where the seed
-// emits PermissionsWarning. Follows the seed's Mount.model_post_init
-// (SPEC §5.1).
+// when requested differs in owner, group or other, the case where the Python SDK
+// emits PermissionsWarning. Follows the Python SDK's Mount.model_post_init
+// (design/sdk-model.md §5.1).
 func Permissions(requested sandbox.Permissions) (effective sandbox.Permissions, warn bool) {
 	warn = requested.Owner != 7 || requested.Group != 5 || requested.Other != 5
 	return sandbox.Permissions{Owner: 7, Group: 5, Other: 5, Directory: true}, warn
 }
 
-// Validate checks a mount the way the seed does when it builds the models
+// Validate checks a mount the way the Python SDK does when it builds the models
 // and the runtime configs, and returns the first failure as a
 // *sandbox.Error with Code sandbox.CodeMountConfigInvalid (NewConfigError):
 //
@@ -57,7 +57,7 @@ func Permissions(requested sandbox.Permissions) (effective sandbox.Permissions, 
 //     ("unknown mount type" {type}, "mount type fields are missing" {type});
 //   - required provider fields must be non-empty: bucket, account_id,
 //     account, container, file_system_id ("<field> is required" {type,
-//     field}); the seed only requires them to be present, an empty value
+//     field}); the Python SDK only requires them to be present, an empty value
 //     cannot name anything to mount;
 //   - box_sub_type is "" (meaning "user"), "user" or "enterprise"
 //     ("invalid box_sub_type" {type, box_sub_type});
@@ -70,10 +70,10 @@ func Permissions(requested sandbox.Permissions) (effective sandbox.Permissions, 
 //     mode" {mode}); fuse as FusePattern.Validate;
 //   - R2: access_key_id and secret_access_key both set or both unset ("r2
 //     credentials must include both access_key_id and secret_access_key"
-//     {type}), which the seed checks when building either strategy's config.
+//     {type}), which the Python SDK checks when building either strategy's config.
 //
-// Follows the seed's Mount.model_post_init, the strategies' validate_mount
-// and the providers' pydantic fields (SPEC §5.1, §5.3–§5.5).
+// Follows the Python SDK's Mount.model_post_init, the strategies' validate_mount
+// and the providers' pydantic fields (design/sdk-model.md §5.1, §5.3–§5.5).
 func (m *Mount) Validate() error {
 	if err := m.validateFields(); err != nil {
 		return err
@@ -165,13 +165,13 @@ func (p *Pattern) validate() error {
 	return nil
 }
 
-// Validate checks the fuse pattern's own fields as the seed does when it
+// Validate checks the fuse pattern's own fields as the Python SDK does when it
 // builds the pattern: CacheType must be "block_cache", "file_cache" or ""
 // (meaning "block_cache") ("invalid fuse cache_type" {cache_type}); CachePath, when set, must be
 // relative to the workspace root: a Windows-absolute path, a POSIX-absolute
 // path or one with a ".." segment → "blobfuse cache_path must be relative to
 // the workspace root" {cache_path: the path with "/" separators}. Follows
-// the seed's FuseMountPattern.model_post_init.
+// the Python SDK's FuseMountPattern.model_post_init.
 func (p *FusePattern) Validate() error {
 	if p.CacheType != "" && p.CacheType != "block_cache" && p.CacheType != "file_cache" {
 		return NewConfigError("invalid fuse cache_type", map[string]any{"cache_type": p.CacheType})
@@ -190,7 +190,7 @@ func (p *FusePattern) Validate() error {
 	return nil
 }
 
-// validateR2Pair is the seed's R2Mount._validate_credential_pair.
+// validateR2Pair is the Python SDK's R2Mount._validate_credential_pair.
 func validateR2Pair(r *R2) error {
 	if (r.AccessKeyID == nil) != (r.SecretAccessKey == nil) {
 		return NewConfigError("r2 credentials must include both access_key_id and secret_access_key",

@@ -13,7 +13,7 @@ import (
 // MountpointRuntime is the runtime config of a mount-s3 (mountpoint) mount:
 // the bucket, the credentials (all nil for an unsigned mount), prefix,
 // region and endpoint after merging the mount's fields with the pattern's
-// options, the mount type and read-only flag. Follows the seed's
+// options, the mount type and read-only flag. Follows the Python SDK's
 // MountpointMountConfig.
 type MountpointRuntime struct {
 	Bucket                                                                  string
@@ -25,7 +25,7 @@ type MountpointRuntime struct {
 // EndpointEnvReference is what the mount-s3 command line carries instead of
 // an endpoint URL with inline authority (user info or a query): the value
 // itself travels in the env file as OPENAI_AGENTS_MOUNT_ENDPOINT_URL.
-// Follows the seed's MountpointMountPattern.apply.
+// Follows the Python SDK's MountpointMountPattern.apply.
 const EndpointEnvReference = "${OPENAI_AGENTS_MOUNT_ENDPOINT_URL}"
 
 // MountpointConfig builds a mountpoint runtime config from an S3 or GCS
@@ -33,7 +33,7 @@ const EndpointEnvReference = "${OPENAI_AGENTS_MOUNT_ENDPOINT_URL}"
 // region and endpoint win over the options when set and non-empty; GCS maps
 // access_id to the access key, has no session token, and its endpoint falls
 // back to https://storage.googleapis.com. Other types → MountConfigError
-// "invalid mount_pattern type" {type}. Follows the seed's S3Mount and
+// "invalid mount_pattern type" {type}. Follows the Python SDK's S3Mount and
 // GCSMount build_in_container_mount_config.
 func MountpointConfig(m *Mount, o *MountpointOptions) (MountpointRuntime, error) {
 	if o == nil {
@@ -58,7 +58,7 @@ func MountpointConfig(m *Mount, o *MountpointOptions) (MountpointRuntime, error)
 // inlineAuthorityURL reports whether an endpoint URL carries authority
 // that must not appear on a command line: not set → false; containing "@",
 // unparsable, or with a user name, password or non-empty query → true.
-// Follows the seed's _url_contains_inline_authority.
+// Follows the Python SDK's _url_contains_inline_authority.
 func inlineAuthorityURL(v *string) bool {
 	if v == nil {
 		return false
@@ -77,12 +77,12 @@ func (rt MountpointRuntime) signed() bool {
 	return truthy(rt.AccessKeyID) && truthy(rt.SecretAccessKey)
 }
 
-// MountpointArgv returns the mount-s3 argument vector (SPEC §5.5):
+// MountpointArgv returns the mount-s3 argument vector (design/sdk-model.md §5.5):
 // mount-s3, --no-sign-request unless both keys are set, --read-only or (for
 // S3 and GCS) --allow-overwrite --allow-delete, [--region R],
 // [--endpoint-url E], --upload-checksums off for GCS, [--prefix P], bucket,
 // mount path. An endpoint with inline authority is replaced by
-// EndpointEnvReference. Follows the seed's MountpointMountPattern.apply.
+// EndpointEnvReference. Follows the Python SDK's MountpointMountPattern.apply.
 func MountpointArgv(rt MountpointRuntime, mountPath string) []string {
 	cmd := []string{"mount-s3"}
 	if !rt.signed() {
@@ -115,7 +115,7 @@ func MountpointArgv(rt MountpointRuntime, mountPath string) []string {
 // MountpointEnv returns the variables of the mount's env file, in order:
 // AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and [AWS_SESSION_TOKEN] when both
 // keys are set, then OPENAI_AGENTS_MOUNT_ENDPOINT_URL for an endpoint with
-// inline authority. Empty means no env file. Follows the seed's
+// inline authority. Empty means no env file. Follows the Python SDK's
 // MountpointMountPattern.apply.
 func MountpointEnv(rt MountpointRuntime) [][2]string {
 	var env [][2]string
@@ -134,7 +134,7 @@ func MountpointEnv(rt MountpointRuntime) [][2]string {
 
 // RenderShellExports renders an env file: one "export NAME=<value>" line
 // per variable, the value quoted as Python's shlex.quote does, each line
-// ending in "\n". Follows the seed's _render_shell_exports.
+// ending in "\n". Follows the Python SDK's _render_shell_exports.
 func RenderShellExports(env [][2]string) string {
 	lines := make([]string, len(env))
 	for i, kv := range env {
@@ -145,7 +145,7 @@ func RenderShellExports(env [][2]string) string {
 
 // MountpointCommandHash is the name stem of a mount's env and output files:
 // the first 16 hex digits of SHA-256 of "<bucket>\x00<mount path>", as the
-// seed's MountpointMountPattern.apply names them.
+// Python SDK's MountpointMountPattern.apply names them.
 func MountpointCommandHash(bucket, mountPath string) string {
 	sum := sha256.Sum256([]byte(bucket + "\x00" + mountPath))
 	return hex.EncodeToString(sum[:])[:16]
@@ -165,7 +165,7 @@ func mountpointFiles(sid, bucket, mount string) [3]string {
 }
 
 // ApplyMountpoint mounts a bucket with mount-s3 at mountPath (absolute, or
-// relative to the root), with the seed's command sequence: probe
+// relative to the root), with the Python SDK's command sequence: probe
 // "command -v mount-s3 >/dev/null 2>&1" (NewToolMissingError "mount-s3"
 // {bucket}); mkdir -p <mount>; when MountpointEnv is not empty, mkdir -p
 // <root>/.sandbox-mountpoint-env/<sid> (a persist-skip path), write
@@ -173,12 +173,12 @@ func mountpointFiles(sid, bucket, mount string) [3]string {
 // shell-joined MountpointArgv (EndpointEnvReference double-quoted), which
 // with an env file becomes ". <env> && exec <cmd> ><h>.stdout 2><h>.stderr".
 //
-// A failed mount command is the seed's MountCommandError, which the seed
+// A failed mount command is the Python SDK's MountCommandError, which the Python SDK
 // always marks as carrying protected data: it is returned with Code
 // sandbox.CodeMountFailed, message "sandbox operation failed while using a
 // protected mount configuration" and an empty context.
 // An empty sessionID with an env file to write → "mount session is missing
-// session_id". Follows the seed's MountpointMountPattern.apply.
+// session_id". Follows the Python SDK's MountpointMountPattern.apply.
 func ApplyMountpoint(ctx context.Context, s Session, rt MountpointRuntime, mountPath, sessionID string) (Applied, error) {
 	var out Applied
 	r := newRunner(ctx, s, &out)

@@ -22,7 +22,7 @@ import (
 //
 // The root is coerced to POSIX (backslashes become "/"); mount_path and dest
 // are read as POSIX paths whose backslashes are ordinary characters. Follows
-// the seed's Mount._resolve_mount_path_for_root.
+// the Python SDK's Mount._resolve_mount_path_for_root.
 func ResolveMountPath(root string, mountPath *string, dest string) (string, error) {
 	rootPath := sandbox.CoercePosix(root)
 	if mountPath != nil {
@@ -47,13 +47,13 @@ func ResolveMountPath(root string, mountPath *string, dest string) (string, erro
 }
 
 // NormalizeMountTarget is the manifest-level normalisation of a resolved
-// mount path p (SPEC §5.2, mount_targets): a path inside root (or a relative
+// mount path p (design/sdk-model.md §5.2, mount_targets): a path inside root (or a relative
 // one, read under root) has its "." and "x/.." segments collapsed lexically,
 // "/workspace/repo/../actual" becoming "/workspace/actual"; an absolute path
 // outside root is returned untouched. Errors are *sandbox.Error values from
 // sandbox.NewInvalidManifestPathError: reason "escape_root" with rel = p
 // when ".." would climb above root ("/workspace/../../tmp"), reason
-// "absolute" for a Windows-absolute p. Follows the seed's
+// "absolute" for a Windows-absolute p. Follows the Python SDK's
 // Manifest._normalize_in_workspace_path.
 func NormalizeMountTarget(root, p string) (string, error) {
 	if win, ok := sandbox.WindowsAbsoluteAsPosix(p); ok {
@@ -100,7 +100,7 @@ type Target struct {
 // SortTargets orders targets deepest first: by the number of components of
 // Path (the root "/" counts as one), descending, keeping the given order
 // among equal depths, so nested mounts are handled before the mounts that
-// contain them. Follows the seed's Manifest.mount_targets, a stable sort
+// contain them. Follows the Python SDK's Manifest.mount_targets, a stable sort
 // on len(path.parts) with reverse=True.
 func SortTargets(targets []Target) {
 	sort.SliceStable(targets, func(i, j int) bool {

@@ -8,7 +8,7 @@ import (
 
 // PolicyTarget is one mount target as the remote-mount policy shows it.
 type PolicyTarget struct {
-	// Path is the resolved mount target (SPEC §5.2), e.g. "/workspace/data".
+	// Path is the resolved mount target (design/sdk-model.md §5.2), e.g. "/workspace/data".
 	Path string
 	// ReadOnly is the mount entry's read_only.
 	ReadOnly bool
@@ -29,8 +29,8 @@ const (
 )
 
 // RemoteMountPolicy renders the prompt text that tells a model how to treat
-// remote mounts, following the seed's build_remote_mount_policy_instructions
-// (SPEC §8). targets are the manifest's mount targets in mount_targets order
+// remote mounts, following the Python SDK's build_remote_mount_policy_instructions
+// (design/sdk-model.md §8). targets are the manifest's mount targets in mount_targets order
 // (deepest first); allowlist is the manifest's
 // remote_mount_command_allowlist, nil meaning
 // sandbox.DefaultRemoteMountCommandAllowlist. The text lists every target as

@@ -11,14 +11,14 @@ import (
 	"unicode/utf8"
 )
 
-// This file reproduces the Python semantics the seed's mount security
+// This file reproduces the Python semantics the Python SDK's mount security
 // helpers rely on: urllib.parse's urlsplit (netloc, query and its
 // ValueErrors), the userinfo split, unquote and
 // parse_qsl(keep_blank_values=True); str.strip(); truth values.
 
 var errURLSplit = errors.New("invalid URL")
 
-// pyURL is what the seed reads from urlsplit(v): the network location, the
+// pyURL is what the Python SDK reads from urlsplit(v): the network location, the
 // raw query, and the username and password (nil when absent).
 type pyURL struct {
 	netloc, query      string

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// Expected values are what Python's urllib.parse gives for the seed's
+// Expected values are what Python's urllib.parse gives for the Python SDK's
 // helpers on the same input.
 func TestInlineURLAuthorityFollowsPythonParsing(t *testing.T) {
 	tests := []struct {

@@ -12,13 +12,13 @@ import (
 // (section) name, the path inside the remote, the remote kind ("s3", "gcs",
 // "gcs_s3", "r2", "azureblob", "box"), the mount type, the full rclone config
 // text written for the mount, and whether it is read-only. Follows the
-// seed's RcloneMountConfig.
+// Python SDK's RcloneMountConfig.
 type RcloneRuntime struct {
 	RemoteName, RemotePath, RemoteKind, MountType, ConfigText string
 	ReadOnly                                                  bool
 }
 
-// SessionHex returns a session id in the 32-hex form the seed uses in
+// SessionHex returns a session id in the 32-hex form the Python SDK uses in
 // generated names (uuid.hex): dashes removed, lower case. "" stays "".
 func SessionHex(sessionID string) string {
 	return strings.ToLower(strings.ReplaceAll(sessionID, "-", ""))
@@ -29,7 +29,7 @@ func SessionHex(sessionID string) string {
 // uses rclone's S3 backend), "r2", "azureblob" or "box"; s3_files_mount and
 // unknown types → MountConfigError "invalid mount_pattern type" {type}.
 // The GCS HMAC kind keeps generated remote names apart from an S3 mount's in
-// the same session. Follows the seed's provider build_in_container_mount_config.
+// the same session. Follows the Python SDK's provider build_in_container_mount_config.
 func RemoteKind(m *Mount) (string, error) {
 	switch {
 	case m.Type == TypeS3 && m.S3 != nil:
@@ -49,11 +49,11 @@ func RemoteKind(m *Mount) (string, error) {
 	return "", NewConfigError("invalid mount_pattern type", map[string]any{"type": m.Type})
 }
 
-// RemotePath returns the path inside the remote a mount shows (SPEC §5.4):
+// RemotePath returns the path inside the remote a mount shows (design/sdk-model.md §5.4):
 // S3 and GCS join the bucket and prefix ("bucket" when prefix is unset, else
 // "bucket/" + prefix without leading slashes, a trailing slash kept), R2 the
 // bucket, Azure the container, Box its path without leading slashes ("" when
-// unset). Follows the seed's _join_remote_path and BoxMount._remote_path.
+// unset). Follows the Python SDK's _join_remote_path and BoxMount._remote_path.
 func RemotePath(m *Mount) string {
 	switch m.Type {
 	case TypeS3:
@@ -79,7 +79,7 @@ func joinRemotePath(root string, prefix *string) string {
 
 // RemoteName returns the rclone remote (section) name: the pattern's
 // remote_name when set and non-empty, else "sandbox_<kind>_<session hex>".
-// Follows the seed's RcloneMountPattern.resolve_remote_name.
+// Follows the Python SDK's RcloneMountPattern.resolve_remote_name.
 func RemoteName(p *RclonePattern, kind, sessionID string) string {
 	if p != nil && truthy(p.RemoteName) {
 		return *p.RemoteName
@@ -87,7 +87,7 @@ func RemoteName(p *RclonePattern, kind, sessionID string) string {
 	return "sandbox_" + kind + "_" + SessionHex(sessionID)
 }
 
-// RcloneConfig builds the runtime config of an rclone mount (SPEC §5.5): the
+// RcloneConfig builds the runtime config of an rclone mount (design/sdk-model.md §5.5): the
 // remote name, path and kind, and the config text, which is the provider's
 // lines joined by "\n" with a trailing "\n". When the pattern has a
 // config_file_path, existing must hold that file's content (the caller reads
@@ -102,7 +102,7 @@ func RemoteName(p *RclonePattern, kind, sessionID string) string {
 // config_file_path, "rclone config file is empty" {type, path} for a blank
 // file and "rclone config missing required remote section" {type, path,
 // remote_name} when no "[name]" line exists (path is config_file_path as
-// given). Follows the seed's _ConfiguredMount._build_rclone_config and the
+// given). Follows the Python SDK's _ConfiguredMount._build_rclone_config and the
 // providers' _rclone_required_lines.
 func RcloneConfig(m *Mount, p *RclonePattern, sessionID string, existing []byte) (RcloneRuntime, error) {
 	path := ""
@@ -142,7 +142,7 @@ func gcsHMAC(g *GCS) bool { return g.AccessID != nil && g.SecretAccessKey != nil
 
 const gcsEndpoint = "https://storage.googleapis.com"
 
-// rcloneLines are the provider's required config lines (SPEC §5.5), header
+// rcloneLines are the provider's required config lines (design/sdk-model.md §5.5), header
 // first.
 func rcloneLines(m *Mount, name string) []string {
 	lines := []string{"[" + name + "]"}
@@ -243,7 +243,7 @@ const pyWS = `[\t\n\v\f\r\x{1c}-\x{1f}\x{85}\p{Z}]`
 
 var nextSectionRe = regexp.MustCompile(`(?m)^` + pyWS + `*\[.+\]` + pyWS + `*$`)
 
-// mergeRcloneConfig is the seed's read_config_text checks followed by
+// mergeRcloneConfig is the Python SDK's read_config_text checks followed by
 // _supplement_rclone_config_text, with Python's regular expressions
 // (MULTILINE, Unicode \s) reproduced so the same section is found.
 func mergeRcloneConfig(text, name string, lines []string, mountType, path string) (string, error) {

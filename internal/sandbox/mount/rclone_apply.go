@@ -8,7 +8,7 @@ import (
 )
 
 // DefaultNFSAddr is where "rclone serve nfs" listens when the pattern has no
-// nfs_addr, the seed's default.
+// nfs_addr, the Python SDK's default.
 const DefaultNFSAddr = "127.0.0.1:2049"
 
 // rcloneConfigDir is the root-relative directory of an rclone mount's
@@ -28,8 +28,8 @@ func rcloneMode(p *RclonePattern) string {
 }
 
 // ApplyRclone mounts an rclone remote at mountPath (absolute, or relative to
-// the root) in the session, with the exact command sequence of the seed's
-// RcloneMountPattern.apply (SPEC §5.5):
+// the root) in the session, with the exact command sequence of the Python SDK's
+// RcloneMountPattern.apply (design/sdk-model.md §5.5):
 //
 //  1. sh -lc "command -v rclone >/dev/null 2>&1 || test -x /usr/local/bin/rclone"
 //     (non-zero → NewToolMissingError "rclone" {type});
@@ -116,7 +116,7 @@ func ApplyRclone(ctx context.Context, s Session, p *RclonePattern, rt RcloneRunt
 	return out, r.nfsClient(p, addr, mount, typeCtx)
 }
 
-// nfsClient is the seed's _start_rclone_client in nfs mode.
+// nfsClient is the Python SDK's _start_rclone_client in nfs mode.
 func (r *runner) nfsClient(p *RclonePattern, addr, mount string, typeCtx map[string]any) error {
 	res, err := r.shell("grep -w nfs /proc/filesystems")
 	if err != nil {
@@ -158,15 +158,15 @@ func (r *runner) nfsClient(p *RclonePattern, addr, mount string, typeCtx map[str
 	return nil
 }
 
-// UnapplyRclone unmounts an rclone mount with the seed's commands, all
+// UnapplyRclone unmounts an rclone mount with the Python SDK's commands, all
 // through sh -lc with the mount path shell-quoted: fuse mode
 // "fusermount3 -u <mount> || umount <mount>", nfs mode
 // "umount <mount> >/dev/null 2>&1 || true", then
 // "pkill -f -- 'rclone (mount|serve nfs) <remote>:' >/dev/null 2>&1 || true".
 // Exit codes are ignored (the mount may already be gone); only session
 // transport errors are returned. The pkill pattern is shell-quoted as a
-// whole, which gives the seed's text for every valid remote name. Follows
-// the seed's RcloneMountPattern.unapply.
+// whole, which gives the Python SDK's text for every valid remote name. Follows
+// the Python SDK's RcloneMountPattern.unapply.
 func UnapplyRclone(ctx context.Context, s Session, p *RclonePattern, remoteName, mountPath string) error {
 	r := newRunner(ctx, s, &Applied{})
 	q := sandbox.ShellQuote(r.abs(mountPath))
@@ -183,9 +183,9 @@ func UnapplyRclone(ctx context.Context, s Session, p *RclonePattern, remoteName,
 }
 
 // UnapplyFuseMount unmounts a FUSE mount (mountpoint's mount-s3 or
-// blobfuse2) with the seed's best-effort
+// blobfuse2) with the Python SDK's best-effort
 // sh -lc "fusermount3 -u <mount> || umount <mount>", ignoring its exit code.
-// Follows the seed's MountpointMountPattern.unapply and
+// Follows the Python SDK's MountpointMountPattern.unapply and
 // FuseMountPattern.unapply.
 func UnapplyFuseMount(ctx context.Context, s Session, mountPath string) error {
 	r := newRunner(ctx, s, &Applied{})

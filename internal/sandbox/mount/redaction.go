@@ -9,11 +9,11 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 )
 
-// Redacted replaces every secret in a redacted error text, the seed's
+// Redacted replaces every secret in a redacted error text, the Python SDK's
 // "REDACTED" marker.
 const Redacted = sandbox.Redacted
 
-// Messages of the errors Sanitize builds (SPEC §5.7), verbatim from the seed.
+// Messages of the errors Sanitize builds (design/sdk-model.md §5.7), verbatim from the Python SDK.
 const (
 	// MsgInvalidConfiguration replaces a mount configuration error whose
 	// message is not known to be free of configured values.
@@ -25,15 +25,15 @@ const (
 
 // safeConfigMessages are the mount configuration error messages that never
 // carry a configured value, so Sanitize keeps them: the credential boundary
-// and provenance messages (the ones the seed marks as safe), and the fixed
-// texts of the generators' configuration errors (SPEC §5.1–5.5), whose
-// values only ever travel in the error context. The seed does not mark the
+// and provenance messages (the ones the Python SDK marks as safe), and the fixed
+// texts of the generators' configuration errors (design/sdk-model.md §5.1–5.5), whose
+// values only ever travel in the error context. The Python SDK does not mark the
 // latter and reports them as MsgInvalidConfiguration when the mount carries
 // authority; keeping them tells the user which setting is wrong without
 // revealing any value.
 var safeConfigMessages = map[string]bool{
 	MsgInvalidConfiguration: true,
-	// Credential boundary (SPEC §5.8).
+	// Credential boundary (design/sdk-model.md §5.8).
 	msgDockerVolumeBackend:        true,
 	msgStrategyBackend:            true,
 	msgManifestCredentialFile:     true,
@@ -50,7 +50,7 @@ var safeConfigMessages = map[string]bool{
 	msgCustomMount:                true,
 	msgCustomStrategy:             true,
 	msgCustomPattern:              true,
-	// Generated configurations and commands (SPEC §5.1, §5.4, §5.5).
+	// Generated configurations and commands (design/sdk-model.md §5.1, §5.4, §5.5).
 	"mount type must support at least one mount strategy":                  true,
 	"invalid mount_pattern type":                                           true,
 	"invalid Docker volume driver":                                         true,
@@ -69,7 +69,7 @@ var safeConfigMessages = map[string]bool{
 func IsSafeConfigMessage(msg string) bool { return safeConfigMessages[msg] }
 
 // URLContainsInlineAuthority reports whether an endpoint URL carries inline
-// authority, following the seed's _url_contains_inline_authority (SPEC
+// authority, following the Python SDK's _url_contains_inline_authority (SPEC
 // §5.7): it contains "@", Python's urlsplit refuses it, or it has a
 // username, a password or a non-empty query. "https://user:pw@host" and
 // "https://host?sig=x" are sensitive; "http://localhost:9000",
@@ -85,7 +85,7 @@ func URLContainsInlineAuthority(v string) bool {
 	return u.username != nil || u.password != nil || u.query != ""
 }
 
-// rawURLIsSensitive is the seed's check applied to a decoded JSON value:
+// rawURLIsSensitive is the Python SDK's check applied to a decoded JSON value:
 // null is not sensitive, any other non-string is.
 func rawURLIsSensitive(v any) bool {
 	switch s := v.(type) {
@@ -98,7 +98,7 @@ func rawURLIsSensitive(v any) bool {
 }
 
 // InlineURLAuthorityValues returns the values to redact from errors for an
-// endpoint URL, following the seed's _inline_url_authority_values (SPEC
+// endpoint URL, following the Python SDK's _inline_url_authority_values (SPEC
 // §5.7): nothing when the URL carries no inline authority; else the URL,
 // then the username, password and raw query each followed by its
 // percent-decoded form, then every non-empty query value (as parse_qsl
@@ -127,7 +127,7 @@ func InlineURLAuthorityValues(v string) []string {
 }
 
 // Secrets returns the values to redact from errors raised while m is in
-// use (SPEC §5.7, §5.8), first occurrences kept: every non-empty authority
+// use (design/sdk-model.md §5.7, §5.8), first occurrences kept: every non-empty authority
 // field value (CredentialFields' provider fields), the inline authority
 // values of the endpoint URLs (InlineURLAuthorityValues of the provider
 // endpoint and of the mountpoint endpoint_url option), the Docker
@@ -200,9 +200,9 @@ func appendOptionValues(out []string, opts []Option) []string {
 }
 
 // Redact returns err with every non-empty secret replaced by Redacted, in
-// the order of secrets, following the seed's _redact_sensitive_values (SPEC
+// the order of secrets, following the Python SDK's _redact_sensitive_values (SPEC
 // §5.7): the raw value, then its shell-quoted form (sandbox.ShellQuote),
-// and beyond the seed every other encoding sandbox.SecretForms knows
+// and beyond the Python SDK every other encoding sandbox.SecretForms knows
 // (base64, URL escapes, quoted), so an echoed Authorization header or a
 // URL-encoded query never carries a secret out. A *sandbox.Error keeps its Code, Op and Retryable; its Message,
 // string Context values (also inside lists and maps) and Cause are
@@ -259,7 +259,7 @@ func redactValue(v any, secrets []string) any {
 	return v
 }
 
-// Sanitize is the seed's mount error boundary (SPEC §5.7), applied to an
+// Sanitize is the Python SDK's mount error boundary (design/sdk-model.md §5.7), applied to an
 // error raised while m was in use, and only when m carries authority
 // (HasAuthority); otherwise err is returned unchanged. A mount
 // configuration error (*sandbox.Error with CodeMountConfigInvalid) keeps its

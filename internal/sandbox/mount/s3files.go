@@ -10,7 +10,7 @@ import (
 // S3FilesRuntime is the runtime config of an S3 Files mount: the file
 // system, subpath, mount helper options after merging the mount with the
 // pattern's options, the extra options in order (a nil Value is a bare
-// key), the mount type and read-only flag. Follows the seed's
+// key), the mount type and read-only flag. Follows the Python SDK's
 // S3FilesMountConfig.
 type S3FilesRuntime struct {
 	FileSystemID                                string
@@ -25,7 +25,7 @@ type S3FilesRuntime struct {
 // region are the mount's when set and non-empty, else the options'; extra
 // options are the pattern's merged with the mount's, mount keys overriding
 // in place (a Python dict merge, options | mount). Other types →
-// MountConfigError "invalid mount_pattern type" {type}. Follows the seed's
+// MountConfigError "invalid mount_pattern type" {type}. Follows the Python SDK's
 // S3FilesMount.build_in_container_mount_config.
 func S3FilesConfig(m *Mount, o *S3FilesOptions) (S3FilesRuntime, error) {
 	if m.Type != TypeS3Files || m.S3Files == nil {
@@ -86,7 +86,7 @@ func S3FilesOptionString(rt S3FilesRuntime) string {
 
 // S3FilesArgv is the argument vector mount -t s3files [-o <options>]
 // <device> <mount path>, the device being <file_system_id>[:<subpath>].
-// Follows the seed's S3FilesMountPattern.apply.
+// Follows the Python SDK's S3FilesMountPattern.apply.
 func S3FilesArgv(rt S3FilesRuntime, mountPath string) []string {
 	device := rt.FileSystemID
 	if truthy(rt.Subpath) {
@@ -104,7 +104,7 @@ func S3FilesArgv(rt S3FilesRuntime, mountPath string) []string {
 // (NewToolMissingError "mount.s3files" {file_system_id}); mkdir -p the
 // mount; run S3FilesArgv. A failed mount → NewCommandError with the
 // shell-joined command {file_system_id}. Nothing is generated. Follows the
-// seed's S3FilesMountPattern.apply.
+// Python SDK's S3FilesMountPattern.apply.
 func ApplyS3Files(ctx context.Context, s Session, rt S3FilesRuntime, mountPath string) (Applied, error) {
 	var out Applied
 	r := newRunner(ctx, s, &out)
@@ -127,9 +127,9 @@ func ApplyS3Files(ctx context.Context, s Session, rt S3FilesRuntime, mountPath s
 	return out, nil
 }
 
-// UnapplyS3Files unmounts an S3 Files mount with the seed's best-effort
+// UnapplyS3Files unmounts an S3 Files mount with the Python SDK's best-effort
 // sh -lc "umount <mount> || true", ignoring its exit code. Follows the
-// seed's S3FilesMountPattern.unapply.
+// Python SDK's S3FilesMountPattern.unapply.
 func UnapplyS3Files(ctx context.Context, s Session, mountPath string) error {
 	r := newRunner(ctx, s, &Applied{})
 	_, err := r.shell("umount " + sandbox.ShellQuote(r.abs(mountPath)) + " || true")

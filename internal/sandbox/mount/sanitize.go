@@ -9,7 +9,7 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 )
 
-// Raw (decoded JSON) forms of the seed's models, for durable-state
+// Raw (decoded JSON) forms of the Python SDK's models, for durable-state
 // sanitization: the serialized fields each model keeps.
 var (
 	rawMountCommonFields = []string{"type", "description", "ephemeral", "group", "is_dir", "permissions",
@@ -25,7 +25,7 @@ var (
 			"config_credentials", "box_sub_type", "root_folder_id", "impersonate", "owned_by"},
 		TypeS3Files: {"file_system_id", "subpath", "mount_target_ip", "access_point", "region", "extra_options"},
 	}
-	// rawExtensionMountFields are the SDK extension mounts the seed restores
+	// rawExtensionMountFields are the SDK extension mounts the Python SDK restores
 	// without importing them.
 	rawExtensionMountFields = map[string][]string{
 		"blaxel_drive_mount": {"type", "description", "ephemeral", "group", "is_dir", "permissions", "mount_path",
@@ -59,7 +59,7 @@ var (
 	rawS3fsOptionFields = map[string][]string{TypeR2: {"custom_domain", "account_id"}, TypeS3: {"endpoint_url", "region"}}
 )
 
-// Errors of raw manifest sanitization, the seed's messages.
+// Errors of raw manifest sanitization, the Python SDK's messages.
 const (
 	msgRawEntries         = "sandbox manifest entries have an invalid shape"
 	msgRawUnknownMount    = "sandbox manifest contains an unknown mount-like entry"
@@ -76,19 +76,19 @@ const (
 
 // SanitizeRawManifestMountAuthority removes mount authority from a decoded
 // JSON manifest (map[string]any, []any, strings, numbers, bools, nil) before
-// it is stored durably, following the seed's
-// sanitize_raw_manifest_mount_authority (SPEC §5.7). It returns a sanitized
-// deep copy and whether anything was removed (the seed's flag that the
+// it is stored durably, following the Python SDK's
+// sanitize_raw_manifest_mount_authority (design/sdk-model.md §5.7). It returns a sanitized
+// deep copy and whether anything was removed (the Python SDK's flag that the
 // mounts must be re-bound from a trusted manifest before resume). A payload
 // that is not an object is returned as is, unchanged. In every mount entry
-// (Dir children included): authority fields (SPEC §5.8) are set to null;
+// (Dir children included): authority fields (design/sdk-model.md §5.8) are set to null;
 // endpoint URLs with inline authority are nulled; multi-line rclone values
 // are blanked; S3 Files extra_options and pattern options.extra_options are
 // emptied; docker driver_options become {}; an unsafe remote_name and any
 // config_file_path become null; unsafe extra_args become []; unknown
 // fields of the mount, strategy, pattern and options are stripped. A file
 // entry at a credential file path has its content emptied. Errors are plain
-// errors with the seed's messages: malformed entries ("sandbox manifest
+// errors with the Python SDK's messages: malformed entries ("sandbox manifest
 // entries have an invalid shape", which also empties the caller's
 // payload), unknown mount-like entries, strategy or pattern types,
 // malformed strategy, pattern, credential-file path or "--config"

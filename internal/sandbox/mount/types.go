@@ -1,4 +1,4 @@
-// Package mount is the engine's model of cloud storage mounts (SPEC §5): the
+// Package mount is the engine's model of cloud storage mounts (design/sdk-model.md §5): the
 // six mount types and their fields, the in-container patterns (rclone,
 // mountpoint, fuse/blobfuse2, s3files) and the docker_volume strategy, the
 // support matrix, the generated artefacts (rclone config text, mount-s3
@@ -10,7 +10,7 @@ package mount
 
 import "context"
 
-// Mount types, the seed's entry "type" tags (SPEC §5.4).
+// Mount types, the Python SDK's entry "type" tags (design/sdk-model.md §5.4).
 const (
 	TypeS3        = "s3_mount"
 	TypeGCS       = "gcs_mount"
@@ -20,7 +20,7 @@ const (
 	TypeS3Files   = "s3_files_mount"
 )
 
-// Strategy types (SPEC §5.3) and pattern types (SPEC §5.5).
+// Strategy types (design/sdk-model.md §5.3) and pattern types (design/sdk-model.md §5.5).
 const (
 	StrategyInContainer  = "in_container"
 	StrategyDockerVolume = "docker_volume"
@@ -31,16 +31,16 @@ const (
 	PatternS3Files    = "s3files"
 )
 
-// Mount is one storage mount entry: the common fields of SPEC §5.1, the
+// Mount is one storage mount entry: the common fields of design/sdk-model.md §5.1, the
 // strategy, and exactly one provider's fields (the pointer matching Type).
-// Optional seed fields that default to null are nil pointers.
+// Optional Python SDK fields that default to null are nil pointers.
 type Mount struct {
 	// Type is one of the Type* constants.
 	Type string
-	// MountPath overrides where the mount lands (SPEC §5.2); nil means the
+	// MountPath overrides where the mount lands (design/sdk-model.md §5.2); nil means the
 	// entry's own path.
 	MountPath *string
-	// ReadOnly defaults to true in the seed.
+	// ReadOnly defaults to true in the Python SDK.
 	ReadOnly bool
 	// Strategy says how the mount is attached.
 	Strategy Strategy
@@ -125,7 +125,7 @@ type RclonePattern struct {
 	RemoteName      *string
 	ExtraArgs       []string
 	NFSAddr         *string
-	NFSMountOptions []string // nil means the seed's default options
+	NFSMountOptions []string // nil means the Python SDK's default options
 	ConfigFilePath  *string
 }
 
@@ -135,7 +135,7 @@ type MountpointOptions struct {
 	Prefix, Region, EndpointURL *string
 }
 
-// FusePattern is the blobfuse2 pattern with the seed's defaults
+// FusePattern is the blobfuse2 pattern with the Python SDK's defaults
 // (DefaultFusePattern).
 type FusePattern struct {
 	AllowOther                                                           bool
@@ -148,7 +148,7 @@ type FusePattern struct {
 	EntryCacheTimeoutSec, NegativeEntryCacheTimeoutSec                   *int64
 }
 
-// DefaultFusePattern returns the fuse pattern with the seed's defaults.
+// DefaultFusePattern returns the fuse pattern with the Python SDK's defaults.
 func DefaultFusePattern() FusePattern {
 	return FusePattern{AllowOther: true, LogType: "syslog", LogLevel: "log_debug", CacheType: "block_cache",
 		BlockCacheBlockSizeMB: 16, BlockCacheDiskTimeoutSec: 3600, FileCacheTimeoutSec: 120}
@@ -166,7 +166,7 @@ type ExecResult struct {
 	Stdout, Stderr []byte
 }
 
-// Session is the running workspace a mount is applied to: the seed's
+// Session is the running workspace a mount is applied to: the Python SDK's
 // session seen from a mount helper. The workspace engine implements it over
 // a backend; tests record its calls.
 type Session interface {
@@ -175,7 +175,7 @@ type Session interface {
 	// Exec runs argv (no shell) inside the workspace as its default user.
 	Exec(ctx context.Context, argv []string) (ExecResult, error)
 	// WriteFile writes content to rel (relative to Root), creating it
-	// owner-only (0600) from the start; the seed then also runs
+	// owner-only (0600) from the start; the Python SDK then also runs
 	// chmod 0600 through Exec.
 	WriteFile(ctx context.Context, rel string, content []byte) error
 	// ReadFile reads rel (relative to Root, or absolute) from the

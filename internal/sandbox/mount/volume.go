@@ -9,7 +9,7 @@ import (
 )
 
 // VolumeDriverOptions returns the Docker volume of a docker_volume mount
-// (SPEC §5.6): the driver, its option map, and the read-only flag of the
+// (design/sdk-model.md §5.6): the driver, its option map, and the read-only flag of the
 // Docker mount (the entry's read_only). The options are the generated ones
 // with the strategy's driver_options merged last (user keys override):
 //
@@ -35,7 +35,7 @@ import (
 //
 // Errors: those of Validate (an unsupported driver is "invalid Docker
 // volume driver" {type, driver}), and MountConfigError "mount strategy is
-// not docker_volume" {type} for an in-container mount. Follows the seed's
+// not docker_volume" {type} for an in-container mount. Follows the Python SDK's
 // providers' build_docker_volume_driver_config.
 func VolumeDriverOptions(m *Mount) (driver string, options map[string]string, readOnly bool, err error) {
 	if err := m.Validate(); err != nil {
@@ -121,13 +121,13 @@ func VolumeDriverOptions(m *Mount) (driver string, options map[string]string, re
 	return driver, o, m.ReadOnly, nil
 }
 
-// VolumeName returns the Docker volume name of a mount (SPEC §6.2):
+// VolumeName returns the Docker volume name of a mount (design/sdk-model.md §6.2):
 // "sandbox_[<session hex>_]<h>_<suffix>", where the session part is left
 // out for an empty sessionID (which may be dashed or 32-hex), <h> is the
 // first 12 hex digits of SHA-256 of the mount path, and <suffix> is the path
 // without leading and trailing "/" with every character outside
 // [A-Za-z0-9_.-] replaced by "_" ("workspace" when that is empty). The hash
-// keeps /workspace/a_b and /workspace/a/b apart. Follows the seed's
+// keeps /workspace/a_b and /workspace/a/b apart. Follows the Python SDK's
 // _docker_volume_name.
 func VolumeName(sessionID, mountPath string) string {
 	p := sandbox.PurePosix(mountPath)

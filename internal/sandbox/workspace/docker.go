@@ -17,10 +17,10 @@ import (
 )
 
 // DefaultDockerRoot is the workspace root inside a container when none is
-// given, the seed's default manifest root.
+// given, the Python SDK's default manifest root.
 const DefaultDockerRoot = "/workspace"
 
-// DockerSpec describes a docker workspace to create (SPEC §6.2).
+// DockerSpec describes a docker workspace to create (design/sdk-model.md §6.2).
 type DockerSpec struct {
 	// Image, PullPolicy, NetworkMode, Labels and FUSE are the container
 	// options; see docker.Spec.
@@ -50,7 +50,7 @@ type DockerSpec struct {
 // CreateDocker creates a container workspace with a new id: the image is
 // pulled as the policy says, the container started and kept alive with
 // its volumes mounted, the root created, and users and groups provisioned
-// (SPEC §4.1). The container is removed again if any step fails.
+// (design/sdk-model.md §4.1). The container is removed again if any step fails.
 func (e *Engine) CreateDocker(ctx context.Context, spec DockerSpec) (*Workspace, error) {
 	id := uuid.NewString()
 	root := spec.Root
@@ -118,8 +118,8 @@ func (e *Engine) DescribeDocker(ctx context.Context, w *Workspace) (DockerInfo, 
 	return b.Describe(ctx)
 }
 
-// NetworkNoneMessage is the seed's refusal of exposed ports on a container
-// without a network (SPEC §6.2).
+// NetworkNoneMessage is the Python SDK's refusal of exposed ports on a container
+// without a network (design/sdk-model.md §6.2).
 const NetworkNoneMessage = docker.NetworkNoneMessage
 
 // DockerDaemonID returns the id of the Docker daemon the provider is
@@ -155,7 +155,7 @@ func (d dockerDriver) start(ctx context.Context, w *Workspace) error {
 	return d.e.docker.Open(w.ContainerID, w.Root).Start(ctx)
 }
 
-// endpoints are the bindings the daemon reports (SPEC §6.2).
+// endpoints are the bindings the daemon reports (design/sdk-model.md §6.2).
 func (d dockerDriver) endpoints(ctx context.Context, w *Workspace, ports []int) ([]sandbox.ExposedPortEndpoint, error) {
 	return d.e.docker.Open(w.ContainerID, w.Root).Endpoints(ctx, ports)
 }

@@ -23,9 +23,9 @@ type Config struct {
 	// workspace roots (<LocalBaseDir>/<id>) and the registry.
 	LocalBaseDir string
 	// WorkingDir is the absolute directory host sources are relative to
-	// (Terraform's working directory; the seed's base_dir).
+	// (Terraform's working directory; the Python SDK's base_dir).
 	WorkingDir string
-	// Grants are the provider's extra_path_grants (SPEC §3.6).
+	// Grants are the provider's extra_path_grants (design/sdk-model.md §3.6).
 	Grants []sandbox.PathGrant
 	// AllowHardLinks lets host sources hold regular files with more than
 	// one link (sandbox.HostSourcePolicy.AllowHardLinks).

@@ -11,8 +11,8 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 )
 
-// Meta is the metadata the seed applies after materialising an entry
-// (SPEC §2.1): an optional group (chgrp first) and the permission bits
+// Meta is the metadata the Python SDK applies after materialising an entry
+// (design/sdk-model.md §2.1): an optional group (chgrp first) and the permission bits
 // (chmod always, so the umask never decides the result).
 type Meta struct {
 	// Perm holds the permission bits (0o777 mask).
@@ -33,7 +33,7 @@ type EntryState struct {
 	Size   int64
 }
 
-// applyMeta runs chgrp (when a group is set) then chmod, as the seed does; a
+// applyMeta runs chgrp (when a group is set) then chmod, as the Python SDK does; a
 // failing chgrp prevents the chmod.
 func applyMeta(ctx context.Context, b backend.Backend, rel string, m Meta) error {
 	if m.Group != "" {
@@ -71,7 +71,7 @@ func (e *Engine) Stat(ctx context.Context, id, rel string, hash bool) (EntryStat
 }
 
 // ApplyDir creates the directory rel (mkdir -p) and applies its metadata,
-// following the seed's Dir apply (SPEC §2.3). It returns the absolute path.
+// following the Python SDK's Dir apply (design/sdk-model.md §2.3). It returns the absolute path.
 func (e *Engine) ApplyDir(ctx context.Context, id, rel string, m Meta) (string, error) {
 	w, err := e.Open(ctx, id)
 	if err != nil {
@@ -160,7 +160,7 @@ func (e *Engine) WriteFile(ctx context.Context, id, rel string, r io.Reader, m M
 }
 
 // CopyHostFile copies the host source src (confined and opened as the
-// seed's LocalFile, SPEC §2.4) into rel. wantSHA256 is the digest taken at
+// Python SDK's LocalFile, design/sdk-model.md §2.4) into rel. wantSHA256 is the digest taken at
 // plan time: a source edited since then fails with an error saying so and
 // leaves the workspace untouched.
 func (e *Engine) CopyHostFile(ctx context.Context, id, rel, src string, m Meta, wantSHA256 string) (backend.WriteResult, string, error) {

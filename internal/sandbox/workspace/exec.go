@@ -9,7 +9,7 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 )
 
-// ShellArgv is the seed's shell command shaping (SPEC §4.5): a script runs
+// ShellArgv is the Python SDK's shell command shaping (design/sdk-model.md §4.5): a script runs
 // as ["sh", "-lc", script].
 func ShellArgv(script string) []string { return []string{"sh", "-lc", script} }
 

@@ -6,7 +6,7 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/gitrepo"
 )
 
-// GitRepo is a GitRepo entry to materialize (SPEC §2.6): fetching happens
+// GitRepo is a GitRepo entry to materialize (design/sdk-model.md §2.6): fetching happens
 // on the host, so the workspace needs no git.
 type GitRepo struct {
 	// Source is the remote and its credentials.

@@ -100,7 +100,7 @@ func (localDriver) destroy(ctx context.Context, w *Workspace) error {
 // start does nothing: a directory never stops.
 func (localDriver) start(context.Context, *Workspace) error { return nil }
 
-// endpoints are 127.0.0.1 and the port itself (SPEC §6.3).
+// endpoints are 127.0.0.1 and the port itself (design/sdk-model.md §6.3).
 func (localDriver) endpoints(_ context.Context, _ *Workspace, ports []int) ([]sandbox.ExposedPortEndpoint, error) {
 	out := make([]sandbox.ExposedPortEndpoint, 0, len(ports))
 	for _, p := range ports {

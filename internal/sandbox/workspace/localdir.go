@@ -60,7 +60,7 @@ func summarizeWorkspace(files []backend.TreeFile) TreeSummary {
 func octal(p fs.FileMode) string { return fmt.Sprintf("%04o", uint32(p.Perm())) }
 
 // ScanLocalDir reads the host directory src (relative to the working
-// directory) with the seed's LocalDir rules (SPEC §2.5), for a copy into
+// directory) with the Python SDK's LocalDir rules (design/sdk-model.md §2.5), for a copy into
 // workspace id ("" when not known yet). It only reads the host: plans call
 // it.
 func (e *Engine) ScanLocalDir(ctx context.Context, id, src string) (sandbox.TreeDigest, error) {
@@ -111,7 +111,7 @@ func (e *Engine) ReadLocalDir(ctx context.Context, id, rel string) (EntryState, 
 // files of the host directory src: missing or changed files are copied
 // (their source permission bits kept), files the source does not have are
 // removed, unchanged files are not touched. The entry's metadata is applied
-// to rel itself, as the seed does.
+// to rel itself, as the Python SDK does.
 //
 // planned is the tree the plan showed. With it, the host tree is walked
 // once without hashing and each file that must be copied is streamed and

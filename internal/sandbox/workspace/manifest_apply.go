@@ -12,7 +12,7 @@ import (
 )
 
 // ApplyManifest materialises the plan's entries in workspace id in walk
-// order, as the seed's manifest application does (SPEC §2, §4): a dir is
+// order, as the Python SDK's manifest application does (design/sdk-model.md §2, §4): a dir is
 // created (mkdir -p) and its metadata applied before its children; a file
 // is written atomically; a local_file source is copied and checked against
 // the SHA-256 taken at plan time; a local_dir source is synchronised

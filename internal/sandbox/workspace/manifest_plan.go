@@ -37,7 +37,7 @@ type PlannedEntry struct {
 	Tree *TreeSummary
 }
 
-// Meta returns the metadata the seed applies after materialising the
+// Meta returns the metadata the Python SDK applies after materialising the
 // entry: chgrp to its group (when set), then chmod to its permission bits.
 func (p PlannedEntry) Meta() Meta {
 	m := Meta{Perm: p.Entry.Permissions.Perm()}
@@ -54,7 +54,7 @@ func (p PlannedEntry) Source() string {
 	return s
 }
 
-// ManifestPlan is a checked manifest: its entries in the seed's walk order
+// ManifestPlan is a checked manifest: its entries in the Python SDK's walk order
 // (depth-first, parents before children).
 type ManifestPlan struct {
 	Entries []PlannedEntry
@@ -62,7 +62,7 @@ type ManifestPlan struct {
 
 // CheckManifest validates a manifest without touching the host or a
 // workspace: every entry path, nested Dir children included, with the
-// seed's rules and messages (sandbox.Entries.ValidatedEntries); entry types
+// Python SDK's rules and messages (sandbox.Entries.ValidatedEntries); entry types
 // this provider applies (UnsupportedEntryError otherwise); no path given
 // twice; no file or local_file at the workspace root; no entry inside a
 // local_dir copy (the copy would remove it). The plan it returns carries no
@@ -81,11 +81,11 @@ func CheckManifest(m *sandbox.Manifest) (*ManifestPlan, error) {
 			return nil, &UnsupportedEntryError{Path: ep.Path, Type: t}
 		}
 		if seen[ep.Path] {
-			return nil, fmt.Errorf("entry path %q is given twice (the seed would apply both, the second overwriting the first); keep one", ep.Path)
+			return nil, fmt.Errorf("entry path %q is given twice (the Python SDK would apply both, the second overwriting the first); keep one", ep.Path)
 		}
 		seen[ep.Path] = true
 		if p := ep.Entry.Permissions; p.Owner < 0 || p.Owner > 7 || p.Group < 0 || p.Group > 7 || p.Other < 0 || p.Other > 7 {
-			return nil, fmt.Errorf("entry %q has permissions owner=%d group=%d other=%d: each must be 0 to 7 (the seed shifts "+
+			return nil, fmt.Errorf("entry %q has permissions owner=%d group=%d other=%d: each must be 0 to 7 (the Python SDK shifts "+
 				"larger values into setuid/setgid/sticky and file-type bits, which this provider never sets)", ep.Path, p.Owner, p.Group, p.Other)
 		}
 		if ep.Path == "." && (t == "file" || t == "local_file") {
@@ -116,7 +116,7 @@ func CheckManifest(m *sandbox.Manifest) (*ManifestPlan, error) {
 // PlanManifest is CheckManifest plus what applying will produce, read from
 // the host now (plan time): the SHA-256 of every file's content, of every
 // local_file source and the tree of every local_dir source, confined and
-// read with the seed's LocalFile/LocalDir rules against the provider's
+// read with the Python SDK's LocalFile/LocalDir rules against the provider's
 // working directory and extra_path_grants (HostSources). The manifest's own
 // extra_path_grants do not widen what may be read.
 func (e *Engine) PlanManifest(ctx context.Context, m *sandbox.Manifest) (*ManifestPlan, error) {

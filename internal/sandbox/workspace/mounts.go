@@ -30,7 +30,7 @@ type MountRequest struct {
 	Path string
 	// Mount is the mount entry. Its Strategy must be in_container.
 	Mount *mount.Mount
-	// SessionID stands in for the seed's session id in generated names
+	// SessionID stands in for the Python SDK's session id in generated names
 	// (remote names, helper directories): 32 hex digits.
 	SessionID string
 }
@@ -44,8 +44,8 @@ type MountResult struct {
 }
 
 // ResolveMountPath is the absolute path the mount of entry rel lands on in
-// a workspace with the given root: the seed's mount path resolution
-// (SPEC §5.2) followed by the manifest-level normalisation of targets
+// a workspace with the given root: the Python SDK's mount path resolution
+// (design/sdk-model.md §5.2) followed by the manifest-level normalisation of targets
 // inside the root (`..` that would climb above the root fails with reason
 // escape_root).
 func ResolveMountPath(root, rel string, m *mount.Mount) (string, error) {
@@ -95,14 +95,14 @@ func CheckMountPath(w *Workspace, mp string) error {
 	return nil
 }
 
-// ApplyMount mounts req.Mount in its workspace with the seed's pattern
-// commands (SPEC §5.5): tool probe, mkdir, generated config written 0600,
+// ApplyMount mounts req.Mount in its workspace with the Python SDK's pattern
+// commands (design/sdk-model.md §5.5): tool probe, mkdir, generated config written 0600,
 // then the mount helper. Before that it refuses a mount path that is
 // already a mount point or a directory with content (mounting would hide
 // it); after it, the mount is listed once, so a wrong bucket, endpoint or
 // key fails the apply instead of leaving a mount that answers I/O errors
 // (the failed mount is removed again). Errors never carry a configured
-// secret: values are replaced by REDACTED (SPEC §5.7).
+// secret: values are replaced by REDACTED (design/sdk-model.md §5.7).
 func (e *Engine) ApplyMount(ctx context.Context, req MountRequest) (MountResult, error) {
 	w, err := e.CheckMountWorkspace(ctx, req.WorkspaceID, req.Mount)
 	if err != nil {
@@ -221,7 +221,7 @@ func (e *Engine) lockMountPath(workspaceID, mp string) func() {
 }
 
 // sessionDirParents are the workspace-relative directories under which the
-// seed's patterns keep one directory per session id.
+// Python SDK's patterns keep one directory per session id.
 var sessionDirParents = []string{".sandbox-rclone-config", ".sandbox-mountpoint-env", ".sandbox-blobfuse-config",
 	".sandbox-blobfuse-cache"}
 
@@ -317,8 +317,8 @@ func (s *mountSession) WriteFile(ctx context.Context, rel string, content []byte
 	return err
 }
 
-// ReadFile reads a file the seed reads from the sandbox (an rclone
-// config_file_path) with `cat --`, as the seed's Docker backend reads.
+// ReadFile reads a file the Python SDK reads from the sandbox (an rclone
+// config_file_path) with `cat --`, as the Python SDK's Docker backend reads.
 func (s *mountSession) ReadFile(ctx context.Context, p string) ([]byte, error) {
 	if !path.IsAbs(p) {
 		p = path.Join(s.w.Root, p)

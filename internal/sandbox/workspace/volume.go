@@ -10,7 +10,7 @@ import (
 )
 
 // VolumeSpec is a named Docker volume to create for the docker_volume
-// mount strategy (SPEC §5.3, §5.6): Name (required), Driver ("" for
+// mount strategy (design/sdk-model.md §5.3, §5.6): Name (required), Driver ("" for
 // "local"), Options (driver options, which may hold credentials and are
 // never returned or shown in errors) and Labels. See docker.VolumeSpec.
 type VolumeSpec = docker.VolumeSpec
@@ -42,10 +42,10 @@ func ValidateVolumeMounts(root string, vols []VolumeMount) error {
 }
 
 // VolumeTarget resolves where a volume lands in a docker workspace whose
-// root is root, following the seed's explicit mount_path rules
-// (SPEC §5.2): a POSIX-absolute p is used as is (cleaned), and may lie
+// root is root, following the Python SDK's explicit mount_path rules
+// (design/sdk-model.md §5.2): a POSIX-absolute p is used as is (cleaned), and may lie
 // outside the workspace; a relative p is checked with the entry path rules
-// (SPEC §3.2: no ".." segment, reason escape_root) and joined to root; a
+// (design/sdk-model.md §3.2: no ".." segment, reason escape_root) and joined to root; a
 // Windows-absolute p is an error with reason "absolute". The errors are
 // *sandbox.Error values. VolumeTarget("/workspace", "data") is
 // "/workspace/data"; VolumeTarget("/workspace", "/mnt/x/") is "/mnt/x".

@@ -19,11 +19,11 @@ const detectScript = `if command -v groupadd >/dev/null 2>&1 && command -v usera
 	`elif command -v addgroup >/dev/null 2>&1 && command -v adduser >/dev/null 2>&1; then echo busybox; else echo none; fi`
 
 // AccountCommands returns the commands that provision users and groups,
-// in the seed's order (SPEC §4.1): every group is created, then every
+// in the Python SDK's order (design/sdk-model.md §4.1): every group is created, then every
 // unique user (the listed users, then group members not listed, in order of
 // first appearance), then each member is added to each of its groups. With
 // the shadow tools that is `groupadd <g>`, `useradd -U -M -s
-// /usr/sbin/nologin <u>` and `usermod -aG <g> <u>`, as the seed; with
+// /usr/sbin/nologin <u>` and `usermod -aG <g> <u>`, as the Python SDK; with
 // BusyBox's tools `addgroup <g>`, `adduser -D -H -s /sbin/nologin <u>`
 // (which also creates the user's own group, as -U does) and
 // `addgroup <u> <g>`.
@@ -69,7 +69,7 @@ func AccountCommands(tools string, users []sandbox.User, groups []sandbox.Group)
 }
 
 // provision creates the users and groups in the container as root. A
-// command that exits non-zero fails with the seed's ExecNonZeroError.
+// command that exits non-zero fails with the Python SDK's ExecNonZeroError.
 func (b *Backend) provision(ctx context.Context, users []sandbox.User, groups []sandbox.Group) error {
 	if len(users) == 0 && len(groups) == 0 {
 		return nil

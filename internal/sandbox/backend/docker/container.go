@@ -30,12 +30,12 @@ const (
 	LabelRoot        = "sandbox.root"
 )
 
-// NetworkNoneMessage is the seed's refusal of exposed ports without a
-// network (SPEC §6.2).
+// NetworkNoneMessage is the Python SDK's refusal of exposed ports without a
+// network (design/sdk-model.md §6.2).
 const NetworkNoneMessage = "exposed_ports cannot be used when network_mode='none'"
 
-// Spec is a container workspace to create, the seed's Docker options
-// (SPEC §6.2).
+// Spec is a container workspace to create, the Python SDK's Docker options
+// (design/sdk-model.md §6.2).
 type Spec struct {
 	// WorkspaceID names the container ("sandbox-<id>") and is its
 	// LabelWorkspaceID label.
@@ -49,7 +49,7 @@ type Spec struct {
 	// Labels are added to the container (LabelWorkspaceID and LabelRoot win).
 	Labels map[string]string
 	// FUSE grants /dev/fuse, CAP_SYS_ADMIN and apparmor:unconfined, as the
-	// seed does for in-container mounts.
+	// Python SDK does for in-container mounts.
 	FUSE bool
 	// RestartPolicy is Docker's restart policy: "" or "no", "on-failure",
 	// "unless-stopped" or "always".
@@ -66,11 +66,11 @@ type Spec struct {
 	SecretEnvironment map[string]string
 	// ExposedPorts are published on 127.0.0.1 with ephemeral host ports.
 	ExposedPorts []int
-	// Users and Groups are provisioned after start (SPEC §4.1).
+	// Users and Groups are provisioned after start (design/sdk-model.md §4.1).
 	Users  []sandbox.User
 	Groups []sandbox.Group
 	// Volumes are existing named volumes mounted when the container is
-	// created, after any bind mounts (SPEC §6.2); they are recorded in
+	// created, after any bind mounts (design/sdk-model.md §6.2); they are recorded in
 	// LabelSpec. Removing the container leaves them in place.
 	Volumes []VolumeMount
 }
@@ -227,7 +227,7 @@ func containerConfig(s Spec) (*container.Config, *container.HostConfig) {
 		hc.CapAdd = []string{"SYS_ADMIN"}
 		hc.SecurityOpt = []string{"apparmor:unconfined"}
 	}
-	// The seed mounts bind mounts first, then the volumes; there are no
+	// The Python SDK mounts bind mounts first, then the volumes; there are no
 	// bind mounts yet.
 	hc.Mounts = volumeMounts(s.Volumes)
 	return cfg, hc
@@ -325,9 +325,9 @@ func (d *Daemon) inspect(ctx context.Context, id string) (container.InspectRespo
 	return res.Container, true, nil
 }
 
-// Endpoints reads back where each exposed port is published (SPEC §6.2):
+// Endpoints reads back where each exposed port is published (design/sdk-model.md §6.2):
 // the first binding of "<port>/tcp"; an empty or unspecified host address
-// becomes 127.0.0.1; tls is false. A port without a binding is the seed's
+// becomes 127.0.0.1; tls is false. A port without a binding is the Python SDK's
 // not_configured error; a non-numeric host port is an error naming it.
 func (b *Backend) Endpoints(ctx context.Context, ports []int) ([]sandbox.ExposedPortEndpoint, error) {
 	c, ok, err := b.d.inspect(ctx, b.id)

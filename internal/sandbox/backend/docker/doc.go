@@ -1,9 +1,9 @@
 // Package docker implements backend.Backend for a workspace inside a Docker
-// container, following the seed's Docker backend (SPEC §6.2): the
+// container, following the Python SDK's Docker backend (design/sdk-model.md §6.2): the
 // container runs `tail -f /dev/null` as its entrypoint so it stays up,
 // exposed ports are published on 127.0.0.1 with ephemeral host ports, the
 // workspace root is created at start and users and groups are provisioned
-// with the image's own tools (SPEC §4.1).
+// with the image's own tools (design/sdk-model.md §4.1).
 //
 // # The in-container write path
 //

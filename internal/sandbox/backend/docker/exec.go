@@ -108,8 +108,8 @@ func isBrokenPipe(err error) bool {
 	return strings.Contains(s, "broken pipe") || strings.Contains(s, "use of closed network connection")
 }
 
-// Exec runs a command in the container as the seed's Docker backend does
-// (SPEC §6.2): `docker exec` with the output demultiplexed, the working
+// Exec runs a command in the container as the Python SDK's Docker backend does
+// (design/sdk-model.md §6.2): `docker exec` with the output demultiplexed, the working
 // directory the workspace root (or req.WorkDir below it), the user passed
 // natively to the daemon ("" is the image's user) and req.Env added, plus
 // fshelper.ExecTokenEnv set to a value unique to the run. On timeout the

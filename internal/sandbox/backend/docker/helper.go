@@ -213,7 +213,7 @@ func (d *Daemon) installHelper(ctx context.Context, containerID string, h helper
 	}
 	// The archive API mounts the container's volumes once more, which
 	// volume plugins may refuse while the container runs ("volume is
-	// already mounted by this id"), as the seed warns. Then the helper is
+	// already mounted by this id"), as the Python SDK warns. Then the helper is
 	// streamed through a shell in the container instead.
 	if serr := d.installHelperByShell(ctx, containerID, h); serr != nil {
 		return fmt.Errorf("copying the file helper into container %s: %w (through a shell: %w)", short(containerID), err, serr)

@@ -24,8 +24,8 @@ const LabelManaged = "sandbox.managed"
 // daemon's own default.
 const DefaultVolumeDriver = "local"
 
-// VolumeSpec is a named Docker volume to create, the seed's docker_volume
-// mount strategy (SPEC §5.3, §5.6).
+// VolumeSpec is a named Docker volume to create, the Python SDK's docker_volume
+// mount strategy (design/sdk-model.md §5.3, §5.6).
 type VolumeSpec struct {
 	// Name is the volume's name on the daemon; required.
 	Name string

@@ -12,7 +12,7 @@ import (
 )
 
 // VolumeMount attaches an existing named volume to a workspace container
-// at creation (the seed's docker_volume strategy, SPEC §5.3): Docker
+// at creation (the Python SDK's docker_volume strategy, design/sdk-model.md §5.3): Docker
 // mounts it when the container is created, so the mounts of a container
 // never change afterwards.
 type VolumeMount struct {
@@ -24,7 +24,7 @@ type VolumeMount struct {
 	// the root itself, a directory containing the root, or the file
 	// helper's directory.
 	Target string
-	// ReadOnly mounts the volume read-only (the seed's default for mounts).
+	// ReadOnly mounts the volume read-only (the Python SDK's default for mounts).
 	ReadOnly bool
 }
 

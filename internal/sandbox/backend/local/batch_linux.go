@@ -252,8 +252,8 @@ func stageClosed(ctx context.Context, pfd int, rel, base string, it BatchItem) (
 	return p, res, nil
 }
 
-// EnsureRoot makes the root directory exist, as the seed's `mkdir -p
-// <root>` when a manifest is applied (SPEC §4.1): missing parents and the
+// EnsureRoot makes the root directory exist, as the Python SDK's `mkdir -p
+// <root>` when a manifest is applied (design/sdk-model.md §4.1): missing parents and the
 // root are created with mode 0755 (explicit chmod). Unlike Create, an
 // existing directory is accepted whatever it holds (a container image may
 // ship one); a root that is a symlink or not a directory is refused.

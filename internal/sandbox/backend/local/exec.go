@@ -17,8 +17,8 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 )
 
-// Exec runs req.Argv as a host subprocess, as the seed's unix-local backend
-// (SPEC §6.3), except that the environment is not the provider's whole
+// Exec runs req.Argv as a host subprocess, as the Python SDK's unix-local backend
+// (design/sdk-model.md §6.3), except that the environment is not the provider's whole
 // own: only sandbox.ProcessEnv's allowlist of it, plus req.Env, with HOME
 // the workspace root (Terraform's environment carries TF_VAR_* secrets,
 // and a mount helper started here would keep them readable in its
