@@ -20,7 +20,7 @@ var boxMountKind = registerMountKind(mountKind{
 		{name: "access_token", secret: true, desc: "Box access token."},
 		{name: "token", secret: true, desc: "rclone OAuth token JSON, such as `{\"access_token\":\"...\"}`."},
 		{name: "box_config_file", desc: "Path of a Box JWT config file that already exists in the sandbox image (absolute, " +
-			"outside the workspace root, design/sdk-model.md §5.8)."},
+			"outside the workspace root)."},
 		{name: "config_credentials", secret: true, desc: "Box JWT config JSON."},
 		{name: "box_sub_type", def: "user", oneOf: []string{"user", "enterprise"}, desc: "`user` or `enterprise`."},
 		{name: "root_folder_id", desc: "Id of the folder used as the root."},

@@ -20,7 +20,7 @@ var gcsMountKind = registerMountKind(mountKind{
 		{name: "region", desc: "Region (HMAC mode)."},
 		{name: "endpoint_url", desc: "Endpoint; default `https://storage.googleapis.com` (HMAC mode and mount-s3)."},
 		{name: "service_account_file", desc: "Path of a service account JSON file that already exists in the sandbox " +
-			"image (absolute, outside the workspace root: files the workspace could hold are refused, design/sdk-model.md §5.8)."},
+			"image (absolute, outside the workspace root: files the workspace could hold are refused)."},
 		{name: "service_account_credentials", secret: true, desc: "Service account JSON."},
 		{name: "access_token", secret: true, desc: "OAuth access token."},
 	},

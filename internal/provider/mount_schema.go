@@ -47,7 +47,7 @@ func mountSchema(k mountKind) schema.Schema {
 	}
 	attrs["mount_path"] = schema.StringAttribute{
 		Optional: true, PlanModifiers: replaceStr, Validators: []validator.String{mountPathValidator{}},
-		MarkdownDescription: "Where the mount lands instead of `<root>/<path>`, the Python SDK's `mount_path` (design/sdk-model.md §5.2): a relative " +
+		MarkdownDescription: "Where the mount lands instead of `<root>/<path>`, the Python SDK's `mount_path`: a relative " +
 			"path is taken under the root; an absolute POSIX path is used as is and, on a Docker workspace, may lie outside " +
 			"the workspace; paths inside the root are normalised lexically and `..` that would climb above the root fails " +
 			"with reason `escape_root`; Windows paths fail with reason `absolute`. Refused besides: the root itself, and on " +
@@ -92,7 +92,7 @@ func mountSchema(k mountKind) schema.Schema {
 	}
 	attrs["manifest_entry"] = manifestEntryAttribute("`{\"type\": \"" + k.typ + "\", ..., \"mount_strategy\": {...}}` with every " +
 		"authority field (keys, secrets, tokens, identity ids, credential JSON and files, S3 Files `extra_options`) set to " +
-		"null and `driver_options` emptied, the Python SDK's durable serialization of mounts (design/sdk-model.md §5.7): safe to print, and it " +
+		"null and `driver_options` emptied, the Python SDK's durable serialization of mounts: safe to print, and it " +
 		"never carries a secret.")
 	if k.extraOptions {
 		attrs["extra_options"] = schema.MapAttribute{
@@ -137,7 +137,7 @@ func (noLineBreaks) ValidateString(_ context.Context, req validator.StringReques
 	}
 	if strings.ContainsAny(req.ConfigValue.ValueString(), "\r\n") {
 		resp.Diagnostics.AddAttributeError(req.Path, "Line break in a mount value",
-			fmt.Sprintf("cloud mount configuration values must not contain line breaks (the Python SDK's rule, design/sdk-model.md §5.8): a line "+
+			fmt.Sprintf("cloud mount configuration values must not contain line breaks (the Python SDK's rule): a line "+
 				"break would add lines to the generated configuration; got %q", req.ConfigValue.ValueString()))
 	}
 }

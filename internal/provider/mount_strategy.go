@@ -100,12 +100,12 @@ func inContainerBlock() schema.SingleNestedBlock {
 					"mode": schema.StringAttribute{Optional: true, Validators: []validator.String{stringvalidator.OneOf("fuse", "nfs")},
 						MarkdownDescription: "`\"fuse\"` or `\"nfs\"`; null means the Python SDK's default `\"fuse\"`."},
 					"remote_name": optString("rclone remote name; default `sandbox_<kind>_<session_id>`. Must match " +
-						"`[A-Za-z0-9_][A-Za-z0-9_. -]*` (an on-the-fly remote such as `:s3,...` is refused, design/sdk-model.md §5.7)."),
+						"`[A-Za-z0-9_][A-Za-z0-9_. -]*` (an on-the-fly remote such as `:s3,...` is refused)."),
 					"extra_args": schema.ListAttribute{ElementType: types.StringType, Optional: true,
 						MarkdownDescription: "Extra arguments after the generated ones. Only `--allow-other`, `--uid`, `--gid` " +
 							"and `--buffer-size` (with a value) are accepted, with or without credentials: the Python SDK treats any " +
-							"other argument as possible credential authority (`--config`, a header, ...) and refuses it (SPEC " +
-							"§5.7, §5.8). Options such as `--vfs-cache-mode` are therefore not available here."},
+							"other argument as possible credential authority (`--config`, a header, ...) and refuses it. " +
+							"Options such as `--vfs-cache-mode` are therefore not available here."},
 					"nfs_addr": optString("Address `rclone serve nfs` listens on (mode `nfs`); null means `127.0.0.1:2049`."),
 					"nfs_mount_options": schema.ListAttribute{ElementType: types.StringType, Optional: true,
 						MarkdownDescription: "NFS mount options (mode `nfs`); null means `vers=4.1,tcp,port=<port>,soft,timeo=50,retrans=1`."},
@@ -121,7 +121,7 @@ func inContainerBlock() schema.SingleNestedBlock {
 				Attributes: map[string]schema.Attribute{
 					"prefix":       optString("Key prefix (`--prefix`)."),
 					"region":       optString("Region (`--region`)."),
-					"endpoint_url": optString("Endpoint (`--endpoint-url`); a URL with user info or a query is refused (design/sdk-model.md §5.8)."),
+					"endpoint_url": optString("Endpoint (`--endpoint-url`); a URL with user info or a query is refused."),
 				},
 			},
 			"fuse": schema.SingleNestedBlock{

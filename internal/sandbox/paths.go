@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// Path conventions (SPEC, "Conventions"): sandbox paths are POSIX paths.
+// Path conventions (design/sdk-model.md, "Conventions"): sandbox paths are POSIX paths.
 // Three normal forms appear in the Python SDK and are reproduced here:
 //   - NormPosix is posixpath.normpath: lexical, collapses "x/.." pairs;
 //   - pathlibPosix is the text of PurePosixPath(s): drops empty and "."
@@ -15,7 +15,7 @@ import (
 // Both keep a leading "//" (exactly two slashes) as its own root.
 
 // IsWindowsAbsolute reports whether s is "Windows-absolute" in the Python SDK's
-// sense (SPEC conventions): absolute under Windows rules but not under
+// sense (design/sdk-model.md conventions): absolute under Windows rules but not under
 // POSIX rules, detected on the raw text. That is a drive followed by a root,
 // like `C:\x` or `C:/x`. UNC paths (`\\server\share`, `//server/share`) are
 // absolute under POSIX rules once their separators are read as "/", so they
@@ -66,7 +66,7 @@ func windowsSegments(rest string) []string {
 	return out
 }
 
-// NormPosix is Python's posixpath.normpath (SPEC conventions,
+// NormPosix is Python's posixpath.normpath (design/sdk-model.md conventions,
 // "POSIX-normalise"): it collapses "." segments, duplicate slashes and
 // "x/.." pairs lexically, drops ".." directly under the root, keeps a
 // leading "//" (exactly two slashes) and returns "." for "". Backslashes are

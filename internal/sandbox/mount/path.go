@@ -7,7 +7,7 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 )
 
-// ResolveMountPath returns where a mount appears in the workspace (SPEC
+// ResolveMountPath returns where a mount appears in the workspace (design/sdk-model.md
 // §5.2), given the manifest root, the entry's mount_path (nil when unset)
 // and dest, the entry's resolved destination (root joined with its manifest
 // key path). The result is in pathlib form (no "." segments, no trailing

@@ -69,7 +69,7 @@ var safeConfigMessages = map[string]bool{
 func IsSafeConfigMessage(msg string) bool { return safeConfigMessages[msg] }
 
 // URLContainsInlineAuthority reports whether an endpoint URL carries inline
-// authority, following the Python SDK's _url_contains_inline_authority (SPEC
+// authority, following the Python SDK's _url_contains_inline_authority (design/sdk-model.md
 // §5.7): it contains "@", Python's urlsplit refuses it, or it has a
 // username, a password or a non-empty query. "https://user:pw@host" and
 // "https://host?sig=x" are sensitive; "http://localhost:9000",
@@ -98,7 +98,7 @@ func rawURLIsSensitive(v any) bool {
 }
 
 // InlineURLAuthorityValues returns the values to redact from errors for an
-// endpoint URL, following the Python SDK's _inline_url_authority_values (SPEC
+// endpoint URL, following the Python SDK's _inline_url_authority_values (design/sdk-model.md
 // §5.7): nothing when the URL carries no inline authority; else the URL,
 // then the username, password and raw query each followed by its
 // percent-decoded form, then every non-empty query value (as parse_qsl
@@ -200,7 +200,7 @@ func appendOptionValues(out []string, opts []Option) []string {
 }
 
 // Redact returns err with every non-empty secret replaced by Redacted, in
-// the order of secrets, following the Python SDK's _redact_sensitive_values (SPEC
+// the order of secrets, following the Python SDK's _redact_sensitive_values (design/sdk-model.md
 // §5.7): the raw value, then its shell-quoted form (sandbox.ShellQuote),
 // and beyond the Python SDK every other encoding sandbox.SecretForms knows
 // (base64, URL escapes, quoted), so an echoed Authorization header or a
