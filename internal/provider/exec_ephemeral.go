@@ -33,7 +33,7 @@ func (e *execEphemeral) Metadata(_ context.Context, req ephemeral.MetadataReques
 
 func (e *execEphemeral) Schema(_ context.Context, _ ephemeral.SchemaRequest, resp *ephemeral.SchemaResponse) {
 	attrs := ephemeralAttributes(execAttributes())
-	env := attrs["environment"].(schema.MapAttribute)
+	env, _ := attrs["environment"].(schema.MapAttribute) // execAttributes makes it a map
 	env.Sensitive = true
 	env.MarkdownDescription = "Variables added to the command's environment, over the workspace's `environment`. " +
 		"Nothing here is stored, and every value is replaced by `REDACTED` in error messages; the output is returned " +

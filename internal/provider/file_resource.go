@@ -56,7 +56,7 @@ func (r *fileResource) Metadata(_ context.Context, req resource.MetadataRequest,
 
 func (r *fileResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	attrs := entryAttributes("file")
-	filePath := attrs["path"].(schema.StringAttribute)
+	filePath, _ := attrs["path"].(schema.StringAttribute) // entryAttributes makes it a string
 	filePath.Validators = append(filePath.Validators, filePathValidator)
 	filePath.MarkdownDescription += " A path ending with a separator (`x/`) names a directory and is refused."
 	attrs["path"] = filePath

@@ -106,7 +106,11 @@ func freePort(t *testing.T) int {
 		t.Fatal(err)
 	}
 	defer func() { _ = l.Close() }()
-	return l.Addr().(*net.TCPAddr).Port
+	addr, ok := l.Addr().(*net.TCPAddr)
+	if !ok {
+		t.Fatalf("listener address %v is not TCP", l.Addr())
+	}
+	return addr.Port
 }
 
 // daemon serves the repositories over git:// on 127.0.0.1 until the test

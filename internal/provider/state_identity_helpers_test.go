@@ -75,3 +75,32 @@ terraform {
   }
 }
 `
+
+// jsonObj, jsonArr and jsonStr take a decoded JSON value apart, failing
+// the test when it has another shape.
+func jsonObj(t *testing.T, v any) map[string]any {
+	t.Helper()
+	m, ok := v.(map[string]any)
+	if !ok {
+		t.Fatalf("expected a JSON object, got %T", v)
+	}
+	return m
+}
+
+func jsonArr(t *testing.T, v any) []any {
+	t.Helper()
+	a, ok := v.([]any)
+	if !ok || len(a) == 0 {
+		t.Fatalf("expected a non-empty JSON array, got %T", v)
+	}
+	return a
+}
+
+func jsonStr(t *testing.T, v any) string {
+	t.Helper()
+	s, ok := v.(string)
+	if !ok {
+		t.Fatalf("expected a JSON string, got %T", v)
+	}
+	return s
+}

@@ -259,8 +259,8 @@ func rewritePrivate(t *testing.T, p, value string) {
 	must(t, err)
 	var st map[string]any
 	must(t, json.Unmarshal(b, &st))
-	inst := st["resources"].([]any)[0].(map[string]any)["instances"].([]any)[0].(map[string]any)
-	priv, err := base64.StdEncoding.DecodeString(inst["private"].(string))
+	inst := jsonObj(t, jsonArr(t, jsonObj(t, jsonArr(t, st["resources"])[0])["instances"])[0])
+	priv, err := base64.StdEncoding.DecodeString(jsonStr(t, inst["private"]))
 	must(t, err)
 	keys := map[string][]byte{}
 	must(t, json.Unmarshal(priv, &keys))

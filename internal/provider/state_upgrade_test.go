@@ -77,16 +77,17 @@ func downgradeState(t *testing.T, p, base string) string {
 	must(t, json.Unmarshal(b, &st))
 	bare := map[string]string{}
 	var localRoot string
-	for _, r := range st["resources"].([]any) {
-		res := r.(map[string]any)
-		inst := res["instances"].([]any)[0].(map[string]any)
-		attrs := inst["attributes"].(map[string]any)
+	for _, r := range jsonArr(t, st["resources"]) {
+		res := jsonObj(t, r)
+		inst := jsonObj(t, jsonArr(t, res["instances"])[0])
+		attrs := jsonObj(t, inst["attributes"])
 		if res["type"] != "sandbox_workspace" {
 			continue
 		}
-		ref, err := workspace.ParseID(attrs["id"].(string))
+		id := jsonStr(t, attrs["id"])
+		ref, err := workspace.ParseID(id)
 		must(t, err)
-		bare[attrs["id"].(string)] = ref.UUID
+		bare[id] = ref.UUID
 		attrs["id"] = ref.UUID
 		delete(attrs, "running")
 		delete(attrs, "started_at")
@@ -102,9 +103,8 @@ func downgradeState(t *testing.T, p, base string) string {
 			must(t, unix.Removexattr(ref.Root, local.MarkerAttr))
 		}
 	}
-	for _, r := range st["resources"].([]any) {
-		res := r.(map[string]any)
-		attrs := res["instances"].([]any)[0].(map[string]any)["attributes"].(map[string]any)
+	for _, r := range jsonArr(t, st["resources"]) {
+		attrs := jsonObj(t, jsonObj(t, jsonArr(t, jsonObj(t, r)["instances"])[0])["attributes"])
 		if ws, ok := attrs["workspace_id"].(string); ok && bare[ws] != "" {
 			attrs["workspace_id"] = bare[ws]
 			if id, ok := attrs["id"].(string); ok && strings.HasPrefix(id, ws+"/") {

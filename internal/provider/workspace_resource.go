@@ -160,7 +160,11 @@ func ports(m workspaceModel) []int {
 		return nil
 	}
 	for _, e := range m.ExposedPorts.Elements() {
-		p := e.(types.Int64).ValueInt64()
+		v, ok := e.(types.Int64)
+		if !ok {
+			continue
+		}
+		p := v.ValueInt64()
 		if !seen[p] {
 			seen[p] = true
 			out = append(out, int(p))

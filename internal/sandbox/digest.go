@@ -140,7 +140,7 @@ var chunkPool = sync.Pool{New: func() any { b := make([]byte, DigestChunkSize); 
 // engine goes through it, so no more than one chunk per stream is held in
 // memory.
 func CopyChunks(ctx context.Context, w io.Writer, r io.Reader) (int64, error) {
-	bp := chunkPool.Get().(*[]byte)
+	bp := chunkPool.Get().(*[]byte) //nolint:forcetypeassert // the pool holds only *[]byte
 	defer chunkPool.Put(bp)
 	buf := *bp
 	var total int64

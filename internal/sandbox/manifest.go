@@ -140,8 +140,11 @@ func ParseManifestJSON(data []byte) (*Manifest, error) {
 			return nil, err
 		}
 		m.RemoteMountCommandAllowlist = m.RemoteMountCommandAllowlist[:0]
-		for _, s := range list.([]any) {
-			m.RemoteMountCommandAllowlist = append(m.RemoteMountCommandAllowlist, s.(string))
+		items, _ := list.([]any) // strList parses to a list of strings
+		for _, item := range items {
+			if s, ok := item.(string); ok {
+				m.RemoteMountCommandAllowlist = append(m.RemoteMountCommandAllowlist, s)
+			}
 		}
 	}
 	return m, nil
@@ -184,7 +187,7 @@ func parseGrants(raw any) ([]PathGrant, error) {
 		if err != nil {
 			return nil, err
 		}
-		grant, err := NewPathGrant(vals.get("path").(string), vals.get("read_only").(bool),
+		grant, err := NewPathGrant(vals.str("path"), vals.flag("read_only"),
 			stringOrNil(vals.get("description")), stringOrNil(vals.get("host_path")))
 		if err != nil {
 			var field string

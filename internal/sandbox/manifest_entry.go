@@ -196,8 +196,8 @@ func parsePermissionsValue(raw any, loc []string) (Permissions, error) {
 		return Permissions{}, err
 	}
 	return Permissions{
-		Owner: int(vals.get("owner").(int64)), Group: int(vals.get("group").(int64)),
-		Other: int(vals.get("other").(int64)), Directory: vals.get("directory").(bool),
+		Owner: int(vals.num("owner")), Group: int(vals.num("group")),
+		Other: int(vals.num("other")), Directory: vals.flag("directory"),
 	}, nil
 }
 

@@ -77,7 +77,7 @@ func parseEnvValue(raw any, entryAllowed bool) (EnvValue, error) {
 	if err != nil {
 		return EnvValue{}, err
 	}
-	inner.IsEntry, inner.Description, inner.Ephemeral = true, stringOrNil(vals.get("description")), vals.get("ephemeral").(bool)
+	inner.IsEntry, inner.Description, inner.Ephemeral = true, stringOrNil(vals.get("description")), vals.flag("ephemeral")
 	return inner, nil
 }
 

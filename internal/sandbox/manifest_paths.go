@@ -223,6 +223,23 @@ type orderedObject struct {
 
 func (o *orderedObject) get(k string) any { return o.vals[k] }
 
+// str, flag and num are get for fields the schema has already checked to be
+// a string, a bool or an integer; another type gives the zero value.
+func (o *orderedObject) str(k string) string {
+	s, _ := o.vals[k].(string)
+	return s
+}
+
+func (o *orderedObject) flag(k string) bool {
+	b, _ := o.vals[k].(bool)
+	return b
+}
+
+func (o *orderedObject) num(k string) int64 {
+	n, _ := o.vals[k].(int64)
+	return n
+}
+
 // decodeOrderedJSON decodes one JSON value; objects become *orderedObject,
 // numbers json.Number.
 func decodeOrderedJSON(data []byte) (any, error) {

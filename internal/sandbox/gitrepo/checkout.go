@@ -171,7 +171,7 @@ func writeTree(tree *object.Tree, dir, subpath string) error {
 		case filemode.Submodule:
 			continue
 		case filemode.Symlink:
-			return symlinkError(tree, name, entry, subpath)
+			return symlinkError(tree, name, subpath)
 		case filemode.Regular, filemode.Executable, filemode.Deprecated:
 			if err := writeBlob(tree, name, entry, dst); err != nil {
 				return err
@@ -211,7 +211,7 @@ func writeBlob(tree *object.Tree, name string, entry object.TreeEntry, dst strin
 	return os.Chmod(dst, perm) // whatever the umask
 }
 
-func symlinkError(tree *object.Tree, name string, entry object.TreeEntry, subpath string) error {
+func symlinkError(tree *object.Tree, name, subpath string) error {
 	rel := path.Join(subpath, name)
 	target := ""
 	if f, err := tree.File(name); err == nil {

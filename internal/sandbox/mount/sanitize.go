@@ -99,7 +99,7 @@ func SanitizeRawManifestMountAuthority(payload any) (any, bool, error) {
 	if !ok {
 		return payload, false, nil
 	}
-	manifest := deepCopyJSON(in).(map[string]any)
+	manifest := deepCopyJSON(in).(map[string]any) //nolint:forcetypeassert // a copy of a map is a map
 	if entries, present := manifest["entries"]; present && !rawEntryTreeValid(entries) {
 		clear(in)
 		return nil, false, errors.New(msgRawEntries)

@@ -129,9 +129,7 @@ func (e *Engine) Open(ctx context.Context, id string) (*Workspace, error) {
 		return nil, err
 	}
 	if ref.Kind == "" {
-		if ref, err = e.legacyRef(ref.UUID); err != nil {
-			return nil, err
-		}
+		ref = e.legacyRef(ref.UUID)
 	}
 	d, ok := e.drivers[ref.Kind]
 	if !ok {

@@ -42,12 +42,12 @@ func (e *Engine) legacyRecord(uuid string) (legacyRecord, bool) {
 
 // legacyRef resolves a bare UUID: by its record when there is one, else as
 // the docker workspace labelled with it (the label was always set).
-func (e *Engine) legacyRef(uuid string) (Ref, error) {
+func (e *Engine) legacyRef(uuid string) Ref {
 	rec, ok := e.legacyRecord(uuid)
 	if ok && rec.Kind == local.Kind && filepath.IsAbs(rec.Root) {
-		return Ref{Kind: local.Kind, UUID: uuid, Root: filepath.Clean(rec.Root)}, nil
+		return Ref{Kind: local.Kind, UUID: uuid, Root: filepath.Clean(rec.Root)}
 	}
-	return Ref{Kind: docker.Kind, UUID: uuid}, nil
+	return Ref{Kind: docker.Kind, UUID: uuid}
 }
 
 // legacyRoot reports whether ref's root is the one its old record names: a

@@ -45,7 +45,7 @@ func CheckManifestSize(raw []byte) error {
 			return nil
 		}
 		if err != nil {
-			return nil // not JSON: the parser reports it with its own message
+			return nil //nolint:nilerr // not JSON: the parser reports it with its own message
 		}
 		if d, ok := tok.(json.Delim); ok {
 			switch d {

@@ -215,7 +215,7 @@ func (e *Engine) unmountMount(ctx context.Context, req MountRequest, lock bool) 
 func (e *Engine) lockMountPath(workspaceID, mp string) func() {
 	key := workspaceID + "\x00" + mp
 	v, _ := e.mountLocks.LoadOrStore(key, &sync.Mutex{})
-	mu := v.(*sync.Mutex)
+	mu := v.(*sync.Mutex) //nolint:forcetypeassert // the map holds only *sync.Mutex
 	mu.Lock()
 	return mu.Unlock
 }

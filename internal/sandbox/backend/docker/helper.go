@@ -142,7 +142,7 @@ func (d *Daemon) helperAnswers(ctx context.Context, containerID, p string) (bool
 		return false, err
 	}
 	if err != nil || res.ExitCode != 0 {
-		return false, nil
+		return false, nil //nolint:nilerr // a helper that does not run is installed again, not an error
 	}
 	var r fshelper.Response
 	return json.Unmarshal(res.Stdout, &r) == nil && r.Version == fshelper.Version, nil

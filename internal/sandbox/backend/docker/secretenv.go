@@ -17,7 +17,7 @@ func (b *Backend) SecretEnvironment(ctx context.Context) ([]string, error) {
 	}
 	var l specLabel
 	if json.Unmarshal([]byte(c.Config.Labels[LabelSpec]), &l) != nil || len(l.SecretEnvironment) == 0 {
-		return nil, nil
+		return nil, nil //nolint:nilerr // a container without a readable spec label has no secret environment
 	}
 	secret := map[string]bool{}
 	for _, k := range l.SecretEnvironment {

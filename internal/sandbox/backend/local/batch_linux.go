@@ -167,7 +167,7 @@ func (s *batchState) feed(ctx context.Context, b *Backend, root int, next func()
 		if err != nil {
 			return err
 		}
-		bp := chunkPool.Get().(*[]byte)
+		bp := chunkPool.Get().(*[]byte) //nolint:forcetypeassert // the pool holds only *[]byte
 		n, rerr := io.ReadFull(it.R, *bp)
 		i := s.slot()
 		switch {

@@ -52,7 +52,7 @@ func benchData(b *testing.B) string {
 	benchOnce.Do(func() {
 		benchDir = os.Getenv("SANDBOX_BENCH_DIR")
 		if benchDir == "" {
-			benchDir, benchErr = os.MkdirTemp("", "sandbox-bench-")
+			benchDir, benchErr = os.MkdirTemp("", "sandbox-bench-") //nolint:usetesting // shared by every benchmark of the run, removed by TestMain
 			benchOwnsDir = true
 		}
 		if benchErr == nil {

@@ -47,7 +47,7 @@ func openatRetry(dirfd int, name string, flags int, mode uint32) (int, error) {
 // symlink met on the way gives ELOOP, an escape EXDEV; a symlink as the last
 // component is opened itself when flags hold O_PATH|O_NOFOLLOW (as openat2
 // documents) and gives ELOOP otherwise.
-func openBeneath(dirfd int, rel string, flags int, mode uint32) (int, error) {
+func openBeneath(dirfd int, rel string, flags int, mode uint32) (int, error) { //nolint:unparam // mode is what open(2) takes with O_CREAT
 	if !noOpenat2.Load() {
 		how := &unix.OpenHow{Flags: uint64(flags | unix.O_CLOEXEC), Resolve: resolveFlags}
 		if flags&unix.O_CREAT != 0 {
