@@ -2,13 +2,17 @@ package provider
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/docker/dockertest"
 )
 
 func dockerCLI(t *testing.T, args ...string) string {
@@ -125,4 +129,42 @@ resource "sandbox_file" "g" {
 			},
 		},
 	})
+}
+
+// TestAccDockerWorkspace_importSpelledEmpty: after an import, empty lists
+// and maps, false and duplicated ports in the configuration, which the
+// container records as nothing, do not replace the container.
+func TestAccDockerWorkspace_importSpelledEmpty(t *testing.T) {
+	newDockerEnv(t)
+	dir := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(dir, "main.tf"), []byte(requiredSandbox+fmt.Sprintf(`
+resource "sandbox_workspace" "ws" {
+  docker {
+    image       = %q
+    pull_policy = "never"
+    fuse        = false
+    labels      = {}
+  }
+  environment   = {}
+  users         = []
+  groups        = []
+  exposed_ports = [9090, 8080, 9090]
+}
+`, dockertest.Image)), 0o644))
+	c := newCLIRun(t, dir)
+	c.run("apply.log", "apply", "-input=false", "-auto-approve", "-no-color")
+	t.Cleanup(func() { c.run("destroy.log", "destroy", "-input=false", "-auto-approve", "-no-color") })
+	st := readState(t, filepath.Join(dir, "terraform.tfstate"))
+	id, cid := st.attr(t, "sandbox_workspace.ws", "id"), st.attr(t, "sandbox_workspace.ws", "container_id")
+	c.run("rm.log", "state", "rm", "sandbox_workspace.ws")
+	c.run("import.log", "import", "-input=false", "-no-color", "sandbox_workspace.ws", id)
+	if code := c.exitCode("plan.log", "plan", "-input=false", "-detailed-exitcode", "-no-color"); code == 1 ||
+		strings.Contains(c.last, "must be replaced") || strings.Contains(c.last, "to destroy") && !strings.Contains(c.last, "0 to destroy") {
+		t.Fatalf("plan after import exited %d and replaces the container:\n%s", code, c.last)
+	}
+	c.run("apply2.log", "apply", "-input=false", "-auto-approve", "-no-color")
+	if got := readState(t, filepath.Join(dir, "terraform.tfstate")).attr(t, "sandbox_workspace.ws", "container_id"); got != cid {
+		t.Fatalf("container replaced after import: %s -> %s", cid, got)
+	}
+	planNoChanges(t, c, "after the import")
 }

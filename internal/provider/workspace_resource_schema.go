@@ -2,10 +2,12 @@ package provider
 
 import (
 	"context"
+	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
@@ -24,12 +26,56 @@ import (
 // replaceIfDocker replaces a docker workspace when the attribute changes:
 // the container is created with it (environment, ports) or provisioned
 // from it at creation (users, groups). A local workspace updates in place.
+// An unset list or map and an empty one mean the same container, and so do
+// a list and the same list without duplicates (as exposed_ports are read
+// back): neither is a change that replaces it, so an imported workspace is
+// not replaced for how its configuration spells nothing.
 func replaceIfDocker(ctx context.Context, req planmodifier.ListRequest, resp *listplanmodifier.RequiresReplaceIfFuncResponse) {
-	resp.RequiresReplace = dockerConfigured(ctx, req.Config)
+	resp.RequiresReplace = dockerConfigured(ctx, req.Config) && !sameElements(req.StateValue.Elements(), req.PlanValue.Elements())
 }
 
 func replaceMapIfDocker(ctx context.Context, req planmodifier.MapRequest, resp *mapplanmodifier.RequiresReplaceIfFuncResponse) {
-	resp.RequiresReplace = dockerConfigured(ctx, req.Config)
+	resp.RequiresReplace = dockerConfigured(ctx, req.Config) && !sameMap(req.StateValue, req.PlanValue)
+}
+
+func replaceMapIfChanged(_ context.Context, req planmodifier.MapRequest, resp *mapplanmodifier.RequiresReplaceIfFuncResponse) {
+	resp.RequiresReplace = !sameMap(req.StateValue, req.PlanValue)
+}
+
+// replaceBoolIfChanged treats an unset bool as false.
+func replaceBoolIfChanged(_ context.Context, req planmodifier.BoolRequest, resp *boolplanmodifier.RequiresReplaceIfFuncResponse) {
+	resp.RequiresReplace = req.StateValue.ValueBool() != req.PlanValue.ValueBool()
+}
+
+func sameMap(a, b types.Map) bool {
+	if a.IsUnknown() || b.IsUnknown() {
+		return false
+	}
+	ae, be := a.Elements(), b.Elements()
+	if len(ae) != len(be) {
+		return false
+	}
+	for k, v := range ae {
+		if w, ok := be[k]; !ok || !v.Equal(w) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameElements compares two lists with duplicates dropped, order kept.
+func sameElements(a, b []attr.Value) bool {
+	dedup := func(l []attr.Value) []attr.Value {
+		var out []attr.Value
+		for _, v := range l {
+			if !slices.ContainsFunc(out, v.Equal) {
+				out = append(out, v)
+			}
+		}
+		return out
+	}
+	a, b = dedup(a), dedup(b)
+	return slices.EqualFunc(a, b, func(x, y attr.Value) bool { return x.Equal(y) })
 }
 
 const replaceIfDockerDesc = "Changing it replaces a docker workspace (the container is created with it) and updates a local one in place."
@@ -207,14 +253,16 @@ func dockerBlockSchema() schema.SingleNestedBlock {
 				ElementType: types.StringType,
 				MarkdownDescription: "Labels of the container (the Python SDK's `labels`). `sandbox.workspace_id` and " +
 					"`sandbox.root` are set by the provider and cannot be given. Changing them replaces the workspace.",
-				PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplace()},
+				PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplaceIf(replaceMapIfChanged,
+					"Changing it replaces the workspace.", "Changing it replaces the workspace.")},
 			},
 			"fuse": schema.BoolAttribute{
 				Optional: true,
 				MarkdownDescription: "Grant FUSE to the container for in-container mounts, as the Python SDK does: device " +
 					"`/dev/fuse`, capability `SYS_ADMIN` and `apparmor:unconfined`. Default `false`. Changing it replaces " +
 					"the workspace.",
-				PlanModifiers: []planmodifier.Bool{boolplanmodifier.RequiresReplace()},
+				PlanModifiers: []planmodifier.Bool{boolplanmodifier.RequiresReplaceIf(replaceBoolIfChanged,
+					"Changing it replaces the workspace.", "Changing it replaces the workspace.")},
 			},
 			"volumes": volumesSchema(),
 			"restart_policy": schema.StringAttribute{
