@@ -164,16 +164,30 @@ func addEngineError(diags *diag.Diagnostics, summary string, err error) {
 		if se.Cause != nil && !strings.Contains(detail, se.Cause.Error()) {
 			detail += "\ncause: " + se.Cause.Error()
 		}
-		diags.AddError(summary, detail)
+		diags.AddError(summary, detail+engineAdvice(err))
 		return
 	}
-	detail := err.Error()
-	if errors.Is(err, backend.ErrEscapesRoot) {
-		detail += "\n\nA symlink inside the workspace stands where this entry (or one of its parent directories) " +
+	diags.AddError(summary, err.Error()+engineAdvice(err))
+}
+
+// engineAdvice is what a Terraform user can do about an engine error the
+// engine marks with one of its sentinel errors ("" for others).
+func engineAdvice(err error) string {
+	switch {
+	case errors.Is(err, backend.ErrEscapesRoot):
+		return "\n\nA symlink inside the workspace stands where this entry (or one of its parent directories) " +
 			"should be. It was not followed and nothing outside the workspace was touched. Remove the symlink " +
 			"from the workspace, then plan again."
+	case errors.Is(err, workspace.ErrSourceChanged), errors.Is(err, workspace.ErrRefMoved):
+		return "\n\nNothing that changed was written. Run terraform plan again to review the change, then apply it."
+	case errors.Is(err, workspace.ErrNotWorkspace):
+		return "\n\nNothing in the directory was touched. If the workspace was deleted and this is another directory, " +
+			"move it away or remove the workspace from state (terraform state rm); if another workspace took its place, " +
+			"import that one (terraform import)."
+	case errors.Is(err, workspace.ErrAlreadyWorkspace):
+		return "\n\nImport it (terraform import) or choose another root."
 	}
-	diags.AddError(summary, detail)
+	return ""
 }
 
 // addEngineAttributeError is addEngineError scoped to an attribute.

@@ -130,7 +130,7 @@ func (r *workspaceResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		err = r.eng.CheckLocalRoot(plan.Root.ValueString())
 	}
 	if err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("root"), "Unusable workspace root", err.Error())
+		addEngineAttributeError(&resp.Diagnostics, path.Root("root"), "Unusable workspace root", err)
 	}
 }
 

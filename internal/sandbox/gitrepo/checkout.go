@@ -125,7 +125,7 @@ func Fetch(ctx context.Context, s Source, ref, want, subpath string) (*Checkout,
 	}
 	co.Commit = hash.String()
 	if want != "" && want != co.Commit {
-		return nil, fmt.Errorf("%q in %s is now commit %s, not %s as planned; run terraform plan again: %w", ref, Redact(s.URL), co.Commit, want, ErrMoved)
+		return nil, fmt.Errorf("%q in %s is now commit %s, not %s as planned: %w", ref, Redact(s.URL), co.Commit, want, ErrMoved)
 	}
 	commit, err := repo.CommitObject(hash)
 	if err != nil {

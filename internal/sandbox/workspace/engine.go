@@ -15,6 +15,7 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/docker"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/gitrepo"
 )
 
 // Config is the engine's configuration, taken from the provider block.
@@ -73,6 +74,18 @@ var ErrWorkspaceStopped = backend.ErrStopped
 // ErrNotWorkspace is wrapped when an id names a directory that is not that
 // workspace (it carries no marker, or another workspace's).
 var ErrNotWorkspace = errors.New("not this workspace")
+
+// ErrAlreadyWorkspace is wrapped when a new workspace's root already is
+// another workspace.
+var ErrAlreadyWorkspace = errors.New("the directory already is a workspace")
+
+// ErrSourceChanged is wrapped when a host source differs from what the plan
+// showed: nothing of it that differs was written.
+var ErrSourceChanged = errors.New("the source changed since the plan")
+
+// ErrRefMoved is wrapped when a Git ref resolves to another commit than the
+// plan showed.
+var ErrRefMoved = gitrepo.ErrMoved
 
 // LocalSpec describes a local workspace to create.
 type LocalSpec struct {

@@ -171,7 +171,7 @@ func (e *Engine) CopyHostFile(ctx context.Context, id, rel, src string, m Meta, 
 	defer f.Close()
 	res, abs, err := e.WriteFile(ctx, id, rel, f, m, wantSHA256)
 	if errors.Is(err, backend.ErrContentChanged) {
-		return res, "", fmt.Errorf("host source %s changed between plan and apply (planned sha256 %s); run terraform plan again: %w", src, wantSHA256, err)
+		return res, "", fmt.Errorf("host source %s changed between plan and apply (planned sha256 %s): %w: %w", src, wantSHA256, ErrSourceChanged, err)
 	}
 	return res, abs, err
 }

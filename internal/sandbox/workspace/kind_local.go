@@ -76,13 +76,12 @@ func (d localDriver) open(ctx context.Context, ref Ref) (*Workspace, error) {
 	case err != nil && errors.Is(err, local.ErrNoMarker) && d.e.legacyRoot(ref):
 		m = local.Marker{ID: ref.UUID, Environment: d.e.legacyEnvironment(ref.UUID)}
 	case err != nil && errors.Is(err, local.ErrNoMarker):
-		return nil, fmt.Errorf("%w: directory %s is not workspace %s: %w; if the workspace was deleted and this is another directory, "+
-			"move it away or remove the workspace from state (terraform state rm)", ErrNotWorkspace, ref.Root, ref.UUID, err)
+		return nil, fmt.Errorf("%w: directory %s is not workspace %s: %w", ErrNotWorkspace, ref.Root, ref.UUID, err)
 	case err != nil:
 		return nil, err
 	case m.ID != ref.UUID:
-		return nil, fmt.Errorf("%w: directory %s is workspace %s, not %s: the workspace was re-created or replaced by another; "+
-			"remove it from state (terraform state rm) or import the other one", ErrNotWorkspace, ref.Root, m.ID, ref.UUID)
+		return nil, fmt.Errorf("%w: directory %s is workspace %s, not %s: the workspace was re-created or replaced by another",
+			ErrNotWorkspace, ref.Root, m.ID, ref.UUID)
 	}
 	return &Workspace{ID: LocalID(ref.UUID, ref.Root), UUID: ref.UUID, Kind: local.Kind, Root: ref.Root, Running: true,
 		Environment: m.Environment, Backend: b, drv: d}, nil

@@ -161,7 +161,7 @@ func (e *Engine) syncTree(ctx context.Context, id, rel string, host sandbox.Host
 	_, err = host.VisitDir(ctx, src, func(v sandbox.TreeVisit) error {
 		want, ok := planned.Files[v.Rel]
 		if !ok {
-			return fmt.Errorf("%s was added to %s after the plan; run terraform plan again", v.Rel, src)
+			return fmt.Errorf("%s was added to %s after the plan: %w", v.Rel, src, ErrSourceChanged)
 		}
 		mu.Lock()
 		seen[v.Rel] = true
@@ -176,7 +176,7 @@ func (e *Engine) syncTree(ctx context.Context, id, rel string, host sandbox.Host
 		}
 		_, err := w.Backend.WriteFile(ctx, dst, v.File, v.Perm, want)
 		if errors.Is(err, backend.ErrContentChanged) {
-			return fmt.Errorf("%s changed after the plan; run terraform plan again: %w", v.Rel, err)
+			return fmt.Errorf("%s changed after the plan: %w: %w", v.Rel, ErrSourceChanged, err)
 		}
 		return err
 	})
@@ -191,7 +191,7 @@ func (e *Engine) syncTree(ctx context.Context, id, rel string, host sandbox.Host
 	}
 	if len(missing) > 0 {
 		sort.Strings(missing)
-		return TreeSummary{}, "", fmt.Errorf("host source directory %s changed between plan and apply (removed %s); run terraform plan again", src, strings.Join(missing, ", "))
+		return TreeSummary{}, "", fmt.Errorf("host source directory %s changed between plan and apply (removed %s): %w", src, strings.Join(missing, ", "), ErrSourceChanged)
 	}
 	if err := applyMeta(ctx, w.Backend, rel, m); err != nil {
 		return TreeSummary{}, "", err
@@ -276,8 +276,8 @@ func syncBatch(ctx context.Context, w *Workspace, bw backend.BatchWriter, host s
 		return TreeSummary{}, "", err
 	}
 	if planned != nil && planned.SHA256 != "" && planned.SHA256 != tree.SHA256 {
-		return TreeSummary{}, "", fmt.Errorf("host source directory %s changed between plan and apply (%s); run terraform plan again",
-			src, describeChange(planned.Files, SummarizeTree(tree).Files))
+		return TreeSummary{}, "", fmt.Errorf("host source directory %s changed between plan and apply (%s): %w",
+			src, describeChange(planned.Files, SummarizeTree(tree).Files), ErrSourceChanged)
 	}
 	summary := SummarizeTree(tree)
 	existing, err := prepareTree(ctx, w.Backend, rel, m.Perm, summary.Files)
@@ -319,7 +319,7 @@ func copyTreeBatch(ctx context.Context, bw backend.BatchWriter, host sandbox.Hos
 	}
 	_, err := bw.WriteFiles(ctx, files)
 	if errors.Is(err, backend.ErrContentChanged) {
-		return fmt.Errorf("a host file below %s changed while it was being copied; run terraform plan again: %w", tree.Root, err)
+		return fmt.Errorf("a host file below %s changed while it was being copied: %w: %w", tree.Root, ErrSourceChanged, err)
 	}
 	return err
 }

@@ -55,7 +55,7 @@ func (e *Engine) CheckNewLocalRoot(root string) error {
 		return err
 	}
 	if m, err := readLocalMarker(root); err == nil {
-		return fmt.Errorf("directory %s already is workspace %s; import it (terraform import) or choose another root", root, m.ID)
+		return fmt.Errorf("directory %s already is workspace %s: %w", root, m.ID, ErrAlreadyWorkspace)
 	}
 	fi, err := os.Lstat(root)
 	if errors.Is(err, fs.ErrNotExist) {
