@@ -35,6 +35,9 @@ func checkEntryPath(ctx context.Context, eng *workspace.Engine, req resource.Mod
 	err = eng.CheckEntryPath(ctx, ws.ValueString(), rel, kind)
 	var oe *workspace.ObstructionError
 	switch {
+	case workspaceStopped(err), workspaceGone(err):
+		// Nothing can be looked at; the apply starts a stopped container,
+		// and a write never replaces what stands in its way.
 	case errors.As(err, &oe):
 		addEngineAttributeError(&resp.Diagnostics, path.Root("path"), "Path "+rel+" is taken by something else", err)
 	case err != nil:
