@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
@@ -43,4 +45,56 @@ func checkEntryPath(ctx context.Context, eng *workspace.Engine, req resource.Mod
 	case err != nil:
 		addEngineAttributeError(&resp.Diagnostics, path.Root("path"), "Cannot check path "+rel+" in the workspace", err)
 	}
+}
+
+// checkFreshCopy refuses, at plan time, a new copy whose directory already
+// holds files (see workspace.Engine.CheckFreshTree).
+func checkFreshCopy(ctx context.Context, eng *workspace.Engine, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if eng == nil || req.Plan.Raw.IsNull() || !req.State.Raw.IsNull() {
+		return
+	}
+	var ws, p types.String
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("workspace_id"), &ws)...)
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("path"), &p)...)
+	if resp.Diagnostics.HasError() || ws.IsUnknown() || ws.IsNull() || p.IsUnknown() || p.IsNull() || !workspace.ValidID(ws.ValueString()) {
+		return
+	}
+	rel, err := normalizedPath(p)
+	if err != nil {
+		return
+	}
+	addFreshCopyError(&resp.Diagnostics, eng.CheckFreshTree(ctx, ws.ValueString(), rel), rel)
+}
+
+// addFreshCopyError reports a CheckFreshTree refusal on path; a workspace
+// that cannot be looked into (stopped, gone) is left to the apply.
+func addFreshCopyError(diags *diag.Diagnostics, err error, rel string) {
+	switch {
+	case err == nil, workspaceStopped(err), workspaceGone(err):
+	case errors.Is(err, workspace.ErrOccupied):
+		addEngineAttributeError(diags, path.Root("path"), "Path "+rel+" already holds files", err)
+	default:
+		addEngineAttributeError(diags, path.Root("path"), "Cannot check path "+rel+" in the workspace", err)
+	}
+}
+
+// checkFreshAtApply is checkFreshCopy when the copy is created: the files
+// may have appeared since the plan.
+func checkFreshAtApply(ctx context.Context, eng *workspace.Engine, plan tfsdk.Plan, diags *diag.Diagnostics) {
+	var ws, p types.String
+	diags.Append(plan.GetAttribute(ctx, path.Root("workspace_id"), &ws)...)
+	diags.Append(plan.GetAttribute(ctx, path.Root("path"), &p)...)
+	if diags.HasError() {
+		return
+	}
+	rel, err := normalizedPath(p)
+	if err != nil {
+		addEngineAttributeError(diags, path.Root("path"), "Invalid path", err)
+		return
+	}
+	err = eng.CheckFreshTree(ctx, ws.ValueString(), rel)
+	if workspaceStopped(err) || workspaceGone(err) {
+		return // the copy reports it
+	}
+	addFreshCopyError(diags, err, rel)
 }

@@ -27,6 +27,9 @@ func (r *gitRepoResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if checkEntryPath(ctx, r.eng, req, resp, workspace.KindDir); resp.Diagnostics.HasError() {
 		return
 	}
+	if checkFreshCopy(ctx, r.eng, req, resp); resp.Diagnostics.HasError() {
+		return
+	}
 	ctx = maskGitSecrets(ctx, &m, &cfg)
 	if err := m.setManifestEntry(); err != nil {
 		addEngineError(&resp.Diagnostics, "Cannot render manifest_entry", err)
@@ -133,6 +136,9 @@ func (r *gitRepoResource) apply(ctx context.Context, plan, config tfsdk.Plan, pr
 }
 
 func (r *gitRepoResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	if checkFreshAtApply(ctx, r.eng, req.Plan, &resp.Diagnostics); resp.Diagnostics.HasError() {
+		return
+	}
 	r.apply(ctx, req.Plan, tfsdk.Plan(req.Config), resp.Private, &resp.State, &resp.Diagnostics)
 }
 

@@ -190,6 +190,9 @@ func (r *localDirResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if checkEntryPath(ctx, r.eng, req, resp, workspace.KindDir); resp.Diagnostics.HasError() {
 		return
 	}
+	if checkFreshCopy(ctx, r.eng, req, resp); resp.Diagnostics.HasError() {
+		return
+	}
 	if err := m.setManifestEntry(); err != nil {
 		addEngineError(&resp.Diagnostics, "Cannot render manifest_entry", err)
 		return
@@ -227,6 +230,9 @@ func (r *localDirResource) sync(ctx context.Context, m *localDirModel) error {
 }
 
 func (r *localDirResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	if checkFreshAtApply(ctx, r.eng, req.Plan, &resp.Diagnostics); resp.Diagnostics.HasError() {
+		return
+	}
 	r.save(ctx, req.Plan, &resp.State, resp.Private, &resp.Diagnostics)
 }
 

@@ -176,6 +176,10 @@ func (p *sandboxProvider) Configure(ctx context.Context, req provider.ConfigureR
 	if !filepath.IsAbs(base) {
 		base = filepath.Join(wd, base)
 	}
+	if err := workspace.CheckLocalBaseDir(base); err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("local_base_dir"), "Invalid local_base_dir", err.Error())
+		return
+	}
 	grants := make([]sandbox.PathGrant, 0, len(cfg.ExtraPathGrants))
 	for i, g := range cfg.ExtraPathGrants {
 		grant, gerr := grantFromModel(g)

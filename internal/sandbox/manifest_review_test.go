@@ -46,3 +46,26 @@ func TestManifestReview(t *testing.T) {
 		t.Errorf("Review changed the manifest:\n%s\n%s", before, after)
 	}
 }
+
+func TestManifestReviewStrategyOptions(t *testing.T) {
+	m, err := ParseManifestJSON([]byte(`{"entries":{"vol":{"type":"s3_mount","bucket":"b","mount_strategy":{"type":"docker_volume","driver":"rclone",` +
+		`"driver_options":{"s3-secret-access-key":"DRVsecret"}}},"fuse":{"type":"s3_mount","bucket":"b","mount_strategy":{"type":"in_container",` +
+		`"pattern":{"type":"rclone","extra_args":["--s3-secret-access-key=ARGsecret"]}}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := m.Review(func(string) []string { return nil }).JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, leak := range []string{"DRVsecret", "ARGsecret"} {
+		if strings.Contains(string(out), leak) {
+			t.Errorf("review shows %s:\n%s", leak, out)
+		}
+	}
+	for _, kept := range []string{`"s3-secret-access-key"`, `"driver":"rclone"`, `"bucket":"b"`} {
+		if !strings.Contains(strings.ReplaceAll(string(out), " ", ""), kept) {
+			t.Errorf("review lost %s:\n%s", kept, out)
+		}
+	}
+}

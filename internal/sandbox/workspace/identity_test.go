@@ -183,3 +183,21 @@ func TestSplitEntryID(t *testing.T) {
 func execReq(script string) backend.ExecRequest {
 	return backend.ExecRequest{Argv: ShellArgv(script)}
 }
+
+func TestSymlinkToFilesystemRootRefused(t *testing.T) {
+	dir := t.TempDir()
+	link := filepath.Join(dir, "rootlink")
+	if err := os.Symlink("/", link); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckLocalBaseDir(link); err == nil {
+		t.Fatal("a local_base_dir that is / through a symlink was accepted")
+	}
+	if err := CheckLocalBaseDir(filepath.Join(dir, "base")); err != nil {
+		t.Fatalf("an ordinary local_base_dir was refused: %v", err)
+	}
+	eng, _ := newEngine(t)
+	if err := eng.CheckLocalRoot(link); err == nil {
+		t.Fatal("a root that is / through a symlink was accepted")
+	}
+}

@@ -348,3 +348,36 @@ func describeChange(before, after map[string]string) string {
 	}
 	return strings.Join(diffs, ", ")
 }
+
+// ErrOccupied is wrapped when a new copy's directory already holds files.
+var ErrOccupied = errors.New("the path already holds files")
+
+// CheckFreshTree refuses to start a new copy (sandbox_local_dir,
+// sandbox_git_repo) at rel when rel already holds files: a copy makes its
+// directory hold exactly its source, so they would be deleted or
+// overwritten, and the provider never removes what it did not write to make
+// room. A missing or empty directory passes. It only reads.
+func (e *Engine) CheckFreshTree(ctx context.Context, id, rel string) error {
+	w, err := e.Open(ctx, id)
+	if err != nil {
+		return err
+	}
+	files, err := w.Backend.WalkFiles(ctx, rel)
+	if errors.Is(err, backend.ErrNotExist) || (err == nil && len(files) == 0) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	names := make([]string, 0, 3)
+	for _, f := range files[:min(3, len(files))] {
+		names = append(names, f.Rel)
+	}
+	more := ""
+	if len(files) > len(names) {
+		more = ", ..."
+	}
+	return fmt.Errorf("%w: %s already holds %d file(s) this resource did not write (%s%s); a copy makes its directory "+
+		"hold exactly its source, so they would be deleted or overwritten: move them away, or choose another path",
+		ErrOccupied, w.AbsPath(rel), len(files), strings.Join(names, ", "), more)
+}

@@ -30,7 +30,7 @@ func (e *Engine) CheckLocalRoot(root string) error {
 	}
 	root = filepath.Clean(root)
 	switch {
-	case root == "/":
+	case root == "/" || resolveExisting(root) == "/":
 		return errors.New("the filesystem root cannot be a workspace root")
 	case within(e.cfg.WorkingDir, root):
 		return fmt.Errorf("workspace root %s holds Terraform's working directory %s; destroying the workspace would delete it", root, e.cfg.WorkingDir)
@@ -79,4 +79,29 @@ func (e *Engine) CheckNewLocalRoot(root string) error {
 		return fmt.Errorf("refusing to create a workspace in non-empty directory %s: nothing already there may be lost; choose an empty or missing directory", root)
 	}
 	return nil
+}
+
+// CheckLocalBaseDir refuses a local_base_dir that is, through symlinks, the
+// filesystem root (whose entries a workspace directory would sit among).
+// It only reads.
+func CheckLocalBaseDir(base string) error {
+	if real := resolveExisting(filepath.Clean(base)); real == "/" {
+		return fmt.Errorf("local_base_dir %s is the filesystem root (through a symlink); choose a directory of its own", base)
+	}
+	return nil
+}
+
+// resolveExisting resolves the symlinks of the longest existing leading
+// part of p and joins the rest on.
+func resolveExisting(p string) string {
+	rest := ""
+	for cur := p; ; cur = filepath.Dir(cur) {
+		if real, err := filepath.EvalSymlinks(cur); err == nil {
+			return filepath.Join(real, rest)
+		}
+		if filepath.Dir(cur) == cur {
+			return p
+		}
+		rest = filepath.Join(filepath.Base(cur), rest)
+	}
 }
