@@ -24,17 +24,11 @@ func checkEntryPath(ctx context.Context, eng *workspace.Engine, req resource.Mod
 	if eng == nil || req.Plan.Raw.IsNull() || (!req.State.Raw.IsNull() && req.State.Raw.Equal(req.Plan.Raw)) {
 		return
 	}
-	var ws, p types.String
-	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("workspace_id"), &ws)...)
-	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("path"), &p)...)
-	if resp.Diagnostics.HasError() || ws.IsUnknown() || ws.IsNull() || p.IsUnknown() || p.IsNull() || !workspace.ValidID(ws.ValueString()) {
+	ws, rel, ok := plannedPlace(ctx, req, resp)
+	if !ok {
 		return
 	}
-	rel, err := normalizedPath(p)
-	if err != nil {
-		return // the path validator reports it
-	}
-	err = eng.CheckEntryPath(ctx, ws.ValueString(), rel, kind)
+	err := eng.CheckEntryPath(ctx, ws, rel, kind)
 	var oe *workspace.ObstructionError
 	switch {
 	case workspaceStopped(err), workspaceGone(err):
@@ -53,17 +47,26 @@ func checkFreshCopy(ctx context.Context, eng *workspace.Engine, req resource.Mod
 	if eng == nil || req.Plan.Raw.IsNull() || !req.State.Raw.IsNull() {
 		return
 	}
-	var ws, p types.String
-	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("workspace_id"), &ws)...)
+	if ws, rel, ok := plannedPlace(ctx, req, resp); ok {
+		addFreshCopyError(&resp.Diagnostics, eng.CheckFreshTree(ctx, ws, rel), rel)
+	}
+}
+
+// plannedPlace returns the planned workspace id and normalised path of an
+// entry, ok=false when either is not known yet or invalid (the validators
+// report that).
+func plannedPlace(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) (ws, rel string, ok bool) {
+	var w, p types.String
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("workspace_id"), &w)...)
 	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("path"), &p)...)
-	if resp.Diagnostics.HasError() || ws.IsUnknown() || ws.IsNull() || p.IsUnknown() || p.IsNull() || !workspace.ValidID(ws.ValueString()) {
-		return
+	if resp.Diagnostics.HasError() || w.IsUnknown() || w.IsNull() || p.IsUnknown() || p.IsNull() || !workspace.ValidID(w.ValueString()) {
+		return "", "", false
 	}
 	rel, err := normalizedPath(p)
 	if err != nil {
-		return
+		return "", "", false
 	}
-	addFreshCopyError(&resp.Diagnostics, eng.CheckFreshTree(ctx, ws.ValueString(), rel), rel)
+	return w.ValueString(), rel, true
 }
 
 // addFreshCopyError reports a CheckFreshTree refusal on path; a workspace
