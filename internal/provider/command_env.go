@@ -15,14 +15,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
-// envWODescription is how the write-only environment of a command is
-// described; where tells what the values are for.
-const envWODescription = "Secret environment variables, name to value: a write-only attribute (Terraform 1.11 or later) " +
-	"that never lands in state, plan output or logs. The values reach the process only through its environment, never a " +
-	"command line, and every one of them (and its shell-quoted form) is replaced by `REDACTED` in the recorded `stdout` " +
-	"and `stderr` and in error messages. A name may not also be in `environment`. Changing a value is applied only when " +
-	"`environment_wo_version` changes."
-
 // envWOAttributes returns environment_wo and environment_wo_version;
 // versionMods are the plan modifiers of the version (a change reruns the
 // command, or re-creates the container).

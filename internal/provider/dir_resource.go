@@ -39,8 +39,7 @@ func (r *dirResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *
 
 func dirAttributes() map[string]schema.Attribute {
 	attrs := entryAttributes("directory")
-	attrs["manifest_entry"] = manifestEntryAttribute("`{\"type\": \"dir\", ..., \"children\": {}}` (the Python SDK's `Dir`; " +
-		"other resources inside it appear as their own manifest keys).")
+	attrs["manifest_entry"] = manifestEntryAttribute("`{\"type\": \"dir\", ..., \"children\": {}}`")
 	return attrs
 }
 

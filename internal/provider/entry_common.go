@@ -54,25 +54,17 @@ func entryAttributes(noun string) map[string]schema.Attribute {
 			Validators:          []validator.String{workspaceIDValidator{}},
 		},
 		"path": schema.StringAttribute{
-			Required: true,
-			MarkdownDescription: "Workspace-relative POSIX path of the " + noun + " (the manifest key). Checked at plan time with the " +
-				"Python SDK's rules: absolute and Windows drive paths fail with reason `absolute`, any `..` segment with " +
-				"`escape_root`; backslashes are read as separators. Changing it to another place replaces the " + noun +
-				"; a change of spelling only (`./a.txt` for `a.txt`) is an in-place update that writes nothing.",
-			PlanModifiers: []planmodifier.String{replaceIfPathMoves()},
-			Validators:    []validator.String{entryPathValidator{}},
+			Required:            true,
+			MarkdownDescription: entryPathDescription(noun),
+			PlanModifiers:       []planmodifier.String{replaceIfPathMoves()},
+			Validators:          []validator.String{entryPathValidator{}},
 		},
 		"permissions": schema.StringAttribute{
-			CustomType: PermissionsType{},
-			Optional:   true,
-			Computed:   true,
-			Default:    stringdefault.StaticString(DefaultPermissions),
-			MarkdownDescription: "Mode of the " + noun + ", as an octal string (`\"0750\"`) or an `ls -l` string (`\"drwxr-x---\"`, " +
-				"the Python SDK's `Permissions.from_str`, which reads `s`/`t` as plain execute bits). Values compare by permission " +
-				"bits, so reading a mode back never causes a diff; changing only the notation in configuration shows once " +
-				"as an in-place update that changes nothing on disk. " +
-				"Applied with an explicit chmod after writing, so the umask never matters. Default `\"" + DefaultPermissions +
-				"\"` (the Python SDK's `rwxr-xr-x`). A mode changed out of band is restored by the next apply.",
+			CustomType:          PermissionsType{},
+			Optional:            true,
+			Computed:            true,
+			Default:             stringdefault.StaticString(DefaultPermissions),
+			MarkdownDescription: entryPermissionsDescription(noun),
 		},
 		"group": schema.StringAttribute{
 			Optional: true,

@@ -15,13 +15,8 @@ import (
 // resource; shape describes what the resource renders as.
 func manifestEntryAttribute(shape string) schema.StringAttribute {
 	return schema.StringAttribute{
-		Computed: true,
-		MarkdownDescription: "The entry as the Python SDK's JSON (`model_dump(mode='json')` of the Python SDK's entry, compact, keys in " +
-			"the Python SDK's field order, nulls included): " + shape + " Common fields: `description`, `ephemeral`, `group` " +
-			"(`{\"name\": ...}`, the Python SDK's User shape, or null), `is_dir`, `permissions` " +
-			"(`{\"owner\", \"group\", \"other\", \"directory\"}`; the directory flag is forced for directory entries, as the " +
-			"Python SDK). Known at plan time whenever the inputs are. Feed it to `data.sandbox_manifest` `entries` to render a " +
-			"manifest for review or for the Python SDK.",
+		Computed:            true,
+		MarkdownDescription: manifestEntryDescription(shape),
 	}
 }
 
@@ -32,8 +27,7 @@ func manifestEntryAttribute(shape string) schema.StringAttribute {
 func sensitiveManifestEntryAttribute(shape string) schema.StringAttribute {
 	a := manifestEntryAttribute(shape)
 	a.Sensitive = true
-	a.MarkdownDescription += " Sensitive, because it repeats the file's content, which may come from a sensitive value: " +
-		"plans show `(sensitive value)`, and `data.sandbox_manifest` renders a readable `review` of it."
+	a.MarkdownDescription += sensitiveManifestEntryNote
 	return a
 }
 

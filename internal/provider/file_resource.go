@@ -95,11 +95,8 @@ func (r *fileResource) Schema(_ context.Context, _ resource.SchemaRequest, resp 
 		Optional:            true,
 		MarkdownDescription: "Any number; change it to rewrite the file with the current `content_wo` (rotation).",
 	}
-	attrs["manifest_entry"] = sensitiveManifestEntryAttribute("`{\"type\": \"file\", ..., \"content\": <text>}` (the Python SDK's `File`) " +
-		"or, with `source`, `{\"type\": \"local_file\", ..., \"src\": <source>}` (`LocalFile`). With `content_wo` the " +
-		"content is rendered as null (a secret never lands in state), so the Python SDK cannot load that entry until the content " +
-		"is supplied. Binary `content_base64` that is not UTF-8 text has no Python SDK JSON form (the Python SDK cannot dump it either): " +
-		"`manifest_entry` is then null.")
+	attrs["manifest_entry"] = sensitiveManifestEntryAttribute("`{\"type\": \"file\", ..., \"content\": <text>}` or, " +
+		"for a `source`, `{\"type\": \"local_file\", ..., \"src\": <source>}`")
 	attrs["size"] = schema.Int64Attribute{
 		Computed:            true,
 		MarkdownDescription: "Content size in bytes, known at plan time whenever the content is. Null for `content_wo`.",

@@ -73,19 +73,15 @@ func (r *gitRepoResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 	}
 	attrs["ref"] = schema.StringAttribute{
 		Required: true,
-		MarkdownDescription: "Branch, tag or commit, the Python SDK's `GitRepo.ref`. A value fully matching `[0-9a-fA-F]{7,40}` is a commit " +
-			"(the Python SDK's commit-ref detection); anything else is looked up as a branch (`refs/heads/<ref>`) first, then a tag " +
-			"(`refs/tags/<ref>`, annotated tags peeled to their commit), or as a full ref name. Branches and tags are resolved " +
-			"against the remote at plan time, so a moved branch shows as an update. An unknown ref fails the plan on this attribute.",
+		MarkdownDescription: "Branch, tag or commit, the Python SDK's `GitRepo.ref`; 7 to 40 hex digits are a commit. Branches " +
+			"and tags are resolved against the remote at plan time, so a moved branch shows as an update; an unknown ref fails " +
+			"the plan. [Resolution](#refs).",
 	}
 	attrs["subpath"] = schema.StringAttribute{
 		Optional: true,
-		MarkdownDescription: "Directory of the repository to copy instead of its root, the Python SDK's `GitRepo.subpath`. Checked at plan " +
-			"time before any network access with the Python SDK's rules, in this order: blank after trimming → reason `empty`; " +
-			"absolute → `absolute`; a backslash or a drive letter → `windows_path`; any `..` segment → `parent_traversal` " +
-			"(error `git repo subpath must be a relative path inside the repository: <subpath>`, code `git_subpath_error`). " +
-			"Null, `\"\"` and `\".\"` mean the root; `docs/./ref/` is used as `docs/ref`. A subpath that is not a directory of " +
-			"the commit fails the apply.",
+		MarkdownDescription: "Directory of the repository to copy instead of its root, the Python SDK's `GitRepo.subpath`; " +
+			"null, `\"\"` and `\".\"` mean the root. Blank, absolute, Windows and `..` paths fail at plan time " +
+			"(`git_subpath_error`); one that is not a directory of the commit fails the apply. [Rules](#subpath).",
 	}
 	attrs["url"] = schema.StringAttribute{
 		Optional: true,
@@ -124,7 +120,7 @@ func (r *gitRepoResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 		MarkdownDescription: "Digest of the copied tree, the same formula as `sandbox_local_dir`'s `source_sha256`: " +
 			"`find . -type f -printf '%P\\n' | LC_ALL=C sort | xargs -r -d '\\n' sha256sum | sha256sum` in a checkout of the subpath.",
 	}
-	attrs["manifest_entry"] = manifestEntryAttribute("`{\"type\": \"git_repo\", ..., \"host\", \"repo\", \"ref\", \"subpath\"}` (the Python SDK's `GitRepo`; `url` and credentials have no Python SDK field and are left out).")
+	attrs["manifest_entry"] = manifestEntryAttribute("`{\"type\": \"git_repo\", ..., \"host\", \"repo\", \"ref\", \"subpath\"}` (no `url` or credentials)")
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A checkout of a Git repository in a workspace; follows the Python SDK's `GitRepo` entry, except that " +
 			"fetching happens on the host (go-git: no git is needed on the host or in the image). The commit is fetched into " +

@@ -67,8 +67,7 @@ func (r *localDirResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 			"keep their source bits; a mode changed in the workspace shows in the plan and is restored by a chmod, " +
 			"without re-copying. Directories inside the copy are created with mode `0755`, as the Python SDK's `mkdir -p`.",
 	}
-	attrs["manifest_entry"] = manifestEntryAttribute("`{\"type\": \"local_dir\", ..., \"src\": <source>}` (the Python SDK's " +
-		"`LocalDir`; `src` exactly as configured, so the Python SDK resolves a relative source against its own working directory).")
+	attrs["manifest_entry"] = manifestEntryAttribute("`{\"type\": \"local_dir\", ..., \"src\": <source>}`")
 	attrs["file_count"] = schema.Int64Attribute{
 		Computed:            true,
 		MarkdownDescription: "Number of regular files copied.",

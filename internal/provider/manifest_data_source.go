@@ -61,11 +61,9 @@ func (d *manifestDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 			},
 			"entries": schema.MapAttribute{
 				Optional: true, ElementType: types.StringType,
-				MarkdownDescription: "Map of workspace-relative path (the manifest key) to the entry's Python SDK JSON, usually the " +
-					"`manifest_entry` of a `sandbox_dir`, `sandbox_file` or `sandbox_local_dir`; any Python SDK entry JSON is accepted " +
-					"(`git_repo` and the mount types included). Entries are written in byte order of their paths. Keys are " +
-					"checked with the Python SDK's path rules (reasons `absolute`, `escape_root`), nested `dir` children included; " +
-					"values with the Python SDK's entry validation (an unknown `type` fails naming the registered types).",
+				MarkdownDescription: "Map of workspace-relative path (the manifest key) to the entry's Python SDK JSON, usually a " +
+					"resource's `manifest_entry`; any Python SDK entry type is accepted. Bad keys fail with `absolute` or " +
+					"`escape_root`, an unknown `type` naming the registered types, at plan time. [Details](#entries).",
 			},
 			"environment": schema.MapAttribute{
 				Optional: true, ElementType: types.StringType,
@@ -100,12 +98,9 @@ func (d *manifestDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 			},
 			"json": schema.StringAttribute{
 				Computed: true, Sensitive: true,
-				MarkdownDescription: "The manifest as compact JSON, byte for byte the Python SDK's `model_dump_json()`: `version` 1, " +
-					"`root`, `entries`, `environment` (`{\"value\": {...}}`), `users`, `groups`, `extra_path_grants`, " +
-					"`remote_mount_command_allowlist` (the Python SDK's default list), keys in the Python SDK's field order, nulls included. " +
-					"Sensitive, since it carries file content and environment values that may be secret: plans show " +
-					"`(sensitive value)`; read `review` instead, and write `json` with `local_sensitive_file` (or wrap it in " +
-					"`nonsensitive()` when you know it holds no secret).",
+				MarkdownDescription: "The manifest as compact JSON, byte for byte the Python SDK's `model_dump_json()`. Sensitive, " +
+					"as it carries file content and environment values: read `review` in plans, and write `json` with " +
+					"`local_sensitive_file`. [Format](#json).",
 			},
 			"json_indented": schema.StringAttribute{
 				Computed: true, Sensitive: true,

@@ -60,24 +60,16 @@ func (r *manifestResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 			},
 			"manifest_json": schema.StringAttribute{
 				Required: true,
-				MarkdownDescription: "The manifest as Python SDK JSON, e.g. `file(\"manifest.json\")`. Validated at plan time as the Python SDK " +
-					"validates it (`Unknown artifact type ...`, `Field required`, `Input should be 1`, ... with the field's " +
-					"location), then every entry path, nested `dir` children included, with the Python SDK's path rules " +
-					"(`manifest path must be relative: <rel>`, `manifest path must not escape root: <rel>`). Also refused: " +
-					"entry types other than dir, file, local_file and local_dir; the same path twice; a file at the root; " +
-					"an entry inside a `local_dir` copy, an entry below another entry's file, a path with a NUL byte, a file key " +
-					"ending with a separator (`x/`). Limits, " +
-					"refused at plan time: 4 MiB of JSON, 5,000 entries (nested children included), 128 levels of JSON " +
-					"nesting (about 60 levels of nested `dir` children). Host sources are read and hashed at plan time.",
+				MarkdownDescription: "The manifest as the Python SDK's JSON, e.g. `file(\"manifest.json\")`, validated at plan " +
+					"time with the Python SDK's messages (`Field required`, `manifest path must not escape root: <rel>`, ...). Only " +
+					"`dir`, `file`, `local_file` and `local_dir` entries; at most 4 MiB and 5,000 entries. [Validation](#validation).",
 				Validators: []validator.String{manifestJSONValidator{}},
 			},
 			"entries": schema.MapNestedAttribute{
 				Computed: true,
-				MarkdownDescription: "Per entry path (nested children under their joined path): `type`; `sha256`, the hex " +
-					"SHA-256 of a `file`'s content or of a `local_file`'s source (the Python SDK's checksum record), the tree digest " +
-					"of a `local_dir` copy (as `sandbox_local_dir.source_sha256`), null for directories; `permissions`, the " +
-					"mode as four octal digits; `group` when the entry sets one. Known at plan time; refreshed from the " +
-					"workspace, so drift shows as a difference.",
+				MarkdownDescription: "Per entry path (nested children under their joined path): `type`, `sha256` (content or tree " +
+					"digest; null for directories), `permissions` (four octal digits) and `group`. Known at plan time and refreshed " +
+					"from the workspace, so drift shows. [Digests](#digests-and-drift).",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"type":        schema.StringAttribute{Computed: true, MarkdownDescription: "The entry's Python SDK type."},
 					"sha256":      schema.StringAttribute{Computed: true, MarkdownDescription: "Content or tree digest; null for directories."},

@@ -94,10 +94,7 @@ func (k mountKind) fieldAttributes() map[string]schema.Attribute {
 		if f.secret {
 			out[f.attr()] = schema.StringAttribute{
 				Optional: true, Sensitive: true, WriteOnly: true,
-				MarkdownDescription: f.desc + " The Python SDK's `" + f.name + "`, an authority field: write-only, so it is " +
-					"never stored in state or shown in plans, and it is removed from every error message. Terraform cannot " +
-					"see a change to it: bump `credentials_wo_version` to re-create the mount with new credentials. Blank " +
-					"values and line breaks are refused at plan time.",
+				MarkdownDescription: f.desc + authorityFieldNote(f.name),
 			}
 			continue
 		}

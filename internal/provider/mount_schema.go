@@ -47,13 +47,7 @@ func mountSchema(k mountKind) schema.Schema {
 	}
 	attrs["mount_path"] = schema.StringAttribute{
 		Optional: true, PlanModifiers: replaceStr, Validators: []validator.String{mountPathValidator{}},
-		MarkdownDescription: "Where the mount lands instead of `<root>/<path>`, the Python SDK's `mount_path`: a relative " +
-			"path is taken under the root; an absolute POSIX path is used as is and, on a Docker workspace, may lie outside " +
-			"the workspace; paths inside the root are normalised lexically and `..` that would climb above the root fails " +
-			"with reason `escape_root`; Windows paths fail with reason `absolute`. Refused besides: the root itself, and on " +
-			"a local workspace (where the helper runs on the host) any path outside the root. The apply refuses a mount " +
-			"point that is already mounted or is a directory with content, which the mount would hide. Changing it " +
-			"replaces the mount.",
+		MarkdownDescription: mountPathDescription,
 	}
 	attrs["read_only"] = schema.BoolAttribute{
 		Optional: true, Computed: true, Default: booldefault.StaticBool(true),
@@ -90,10 +84,7 @@ func mountSchema(k mountKind) schema.Schema {
 			"`sandbox_<session_id>_<12 hex of sha256(mount path)>_<sanitized mount path>`. Pass it to the workspace's " +
 			"`docker.volumes`. Null with `in_container`.",
 	}
-	attrs["manifest_entry"] = manifestEntryAttribute("`{\"type\": \"" + k.typ + "\", ..., \"mount_strategy\": {...}}` with every " +
-		"authority field (keys, secrets, tokens, identity ids, credential JSON and files, S3 Files `extra_options`) set to " +
-		"null and `driver_options` emptied, the Python SDK's durable serialization of mounts: safe to print, and it " +
-		"never carries a secret.")
+	attrs["manifest_entry"] = manifestEntryAttribute(mountManifestEntryShape(k.typ))
 	if k.extraOptions {
 		attrs["extra_options"] = schema.MapAttribute{
 			ElementType: types.StringType, Optional: true,
@@ -110,7 +101,7 @@ func mountSchema(k mountKind) schema.Schema {
 			"Docker volume with a volume driver, which the workspace attaches when its container is created. The Python SDK's " +
 			"support matrix is checked at plan time: " + supportMatrixText(k.typ) + ".\n\nImport is not supported: " +
 			"the credentials are write-only and the files a mount generates belong to its `session_id`; declare the mount " +
-			"and apply.",
+			"and apply.\n\nMount paths, strategies and credentials are explained in the [storage mounts guide](" + mountsGuide + ").",
 		Attributes: attrs,
 		Blocks: map[string]schema.Block{
 			"in_container":  inContainerBlock(),

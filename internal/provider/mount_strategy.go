@@ -85,12 +85,8 @@ func mapRequiresReplace() planmodifier.Map { return mapplanmodifier.RequiresRepl
 // applied by the engine, so they read as null in plans.
 func inContainerBlock() schema.SingleNestedBlock {
 	return schema.SingleNestedBlock{
-		PlanModifiers: replaceObject(),
-		MarkdownDescription: "The Python SDK's `in_container` strategy: the mount helper runs inside the workspace during apply and " +
-			"is unmounted on destroy. Exactly one pattern block. On a Docker workspace the container needs " +
-			"`docker { fuse = true }` (checked at plan time when the workspace exists). Credentials given here reach a helper " +
-			"inside the sandbox; declaring them in Terraform is this provider's form of the Python SDK's explicit, per-path " +
-			"credential exposure acknowledgement. Changing anything here replaces the mount.",
+		PlanModifiers:       replaceObject(),
+		MarkdownDescription: inContainerDescription,
 		Blocks: map[string]schema.Block{
 			"rclone": schema.SingleNestedBlock{
 				MarkdownDescription: "`rclone mount` (mode `fuse`) or `rclone serve nfs` plus an NFS mount (mode `nfs`), with a " +
@@ -164,13 +160,8 @@ func inContainerBlock() schema.SingleNestedBlock {
 // dockerVolumeBlock is the docker_volume strategy (design/sdk-model.md §5.3, §5.6).
 func dockerVolumeBlock() schema.SingleNestedBlock {
 	return schema.SingleNestedBlock{
-		PlanModifiers: replaceObject(),
-		MarkdownDescription: "The Python SDK's `docker_volume` strategy: a named Docker volume is created with `driver` and the " +
-			"Python SDK's generated driver options (credentials included, with `driver_options` merged last, so its keys win). " +
-			"The Docker daemon keeps the options, credentials included, in its volume metadata. The mount resource then has " +
-			"no `workspace_id`: attach the volume with the workspace's `docker { volumes = [{ volume_name = " +
-			"sandbox_<type>.x.volume_name, path = \"data\" }] }`, so Terraform creates the volume first. Destroy removes " +
-			"the volume. Changing anything here replaces the mount.",
+		PlanModifiers:       replaceObject(),
+		MarkdownDescription: dockerVolumeDescription,
 		Attributes: map[string]schema.Attribute{
 			"driver": schema.StringAttribute{Optional: true,
 				MarkdownDescription: "Volume driver (the Python SDK's `driver`), required in this block: `\"rclone\"` or " +

@@ -13,11 +13,8 @@ import (
 var _ resource.ResourceWithConfigValidators = (*workspaceResource)(nil)
 
 // workspaceEnvWODescription adds what environment_wo means for a workspace.
-const workspaceEnvWODescription = " Docker backend only: the variables are part of the container's environment, so every " +
-	"command run in it (and whoever can `docker inspect` the container) sees them, but they are never in Terraform state, " +
-	"in the container's labels or in `environment` after an import. The local backend refuses it at plan time: a local " +
-	"workspace has no process of its own to hold it, and recording it would write it to a file on the host; give " +
-	"secrets to its commands with `sandbox_command.environment_wo`."
+const workspaceEnvWODescription = " Docker backend only (refused on a local workspace); `docker inspect` shows the " +
+	"values. [Details](#secret-environment)."
 
 // workspaceEnvWOAttributes are environment_wo and its version on
 // sandbox_workspace: a new version re-creates the container.

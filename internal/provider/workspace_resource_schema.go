@@ -78,7 +78,7 @@ func sameElements(a, b []attr.Value) bool {
 	return slices.EqualFunc(a, b, func(x, y attr.Value) bool { return x.Equal(y) })
 }
 
-const replaceIfDockerDesc = "Changing it replaces a docker workspace (the container is created with it) and updates a local one in place."
+const replaceIfDockerDesc = "Changing it replaces a docker workspace and updates a local one in place."
 
 func (r *workspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	userAttrs := map[string]schema.Attribute{
@@ -153,20 +153,17 @@ func (r *workspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 			"environment_wo_version": envWOVersion,
 			"users": schema.ListNestedAttribute{
 				Optional: true,
-				MarkdownDescription: "Users to provision (the Python SDK's manifest `users`): on the docker backend each " +
-					"becomes `useradd -U -M -s /usr/sbin/nologin <name>` (or BusyBox `adduser -D -H -s /sbin/nologin <name>` in " +
-					"images that have only BusyBox's tools), run as root when the container is created; a failing command fails " +
-					"the apply with the Python SDK's `ExecNonZeroError` message. The local backend refuses users at plan time with the " +
-					"Python SDK's message, since provisioning would run on the host. " + replaceIfDockerDesc,
+				MarkdownDescription: "Users to provision (the Python SDK's manifest `users`), created with `useradd` (or BusyBox " +
+					"`adduser`) when the container is created; a failing command fails the apply. Docker backend only (refused at " +
+					"plan time on a local workspace). " + replaceIfDockerDesc + " [Details](#users-and-groups).",
 				NestedObject:  schema.NestedAttributeObject{Attributes: userAttrs},
 				PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplaceIf(replaceIfDocker, replaceIfDockerDesc, replaceIfDockerDesc)},
 			},
 			"groups": schema.ListNestedAttribute{
 				Optional: true,
-				MarkdownDescription: "Groups to provision with their members (the Python SDK's manifest `groups`): `groupadd <g>` for " +
-					"each group first, members not listed in `users` are created as users too, then `usermod -aG <g> <user>` " +
-					"(BusyBox: `addgroup <g>`, `addgroup <user> <g>`). Entry `group` attributes may name them. Docker backend " +
-					"only, like `users`. " + replaceIfDockerDesc,
+				MarkdownDescription: "Groups to provision with their members (the Python SDK's manifest `groups`); members not in " +
+					"`users` are created too. Entry `group` attributes may name them. Docker backend only, like `users`. " +
+					replaceIfDockerDesc + " [Details](#users-and-groups).",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"name": schema.StringAttribute{Required: true, MarkdownDescription: "Group name, a POSIX portable name as `users`.",
 						Validators: []validator.String{accountNameValidator("group")}},
@@ -181,20 +178,17 @@ func (r *workspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 			"exposed_ports": schema.ListAttribute{
 				Optional:    true,
 				ElementType: types.Int64Type,
-				MarkdownDescription: "TCP ports (1-65535) to expose from the workspace; duplicates are dropped, order kept " +
-					"(the Python SDK's `exposed_ports`). Each gets an entry in `endpoints`. On the docker backend each is published " +
-					"on 127.0.0.1 with an ephemeral host port; with `network_mode = \"none\"` it is a plan-time error " +
-					"(the Python SDK's `exposed_ports cannot be used when network_mode='none'`). " + replaceIfDockerDesc,
+				MarkdownDescription: "TCP ports (1-65535) to expose, each with an entry in `endpoints`; duplicates are dropped, " +
+					"order kept. On the docker backend each is published on 127.0.0.1 with an ephemeral host port; refused at plan " +
+					"time with `network_mode = \"none\"`. " + replaceIfDockerDesc,
 				Validators:    []validator.List{listvalidator.ValueInt64sAre(int64validator.Between(1, 65535))},
 				PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplaceIf(replaceIfDocker, replaceIfDockerDesc, replaceIfDockerDesc)},
 			},
 			"endpoints": schema.ListNestedAttribute{
 				Computed: true,
-				MarkdownDescription: "One object per exposed port, in order: `port`, `host` (`127.0.0.1`, or the address the " +
-					"Docker daemon reports for the binding), `host_port` (the port reachable on `host`: on the local backend " +
-					"the port itself, on the docker backend the ephemeral port read back from the daemon, refreshed on every " +
-					"read since a restarted container may get a new one), `tls` (`false`), `url_http` and `url_ws` (the " +
-					"Python SDK's `ExposedPortEndpoint.url_for` for `host:host_port`).",
+				MarkdownDescription: "One object per exposed port, in order: `port`, `host`, `host_port` (on the docker backend the " +
+					"ephemeral port the daemon assigned, read again on every refresh), `tls` (`false`), `url_http` and `url_ws`. " +
+					"[Details](#exposed-ports-and-endpoints).",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"port":      schema.Int64Attribute{Computed: true, MarkdownDescription: "The exposed port in the workspace."},
 					"host":      schema.StringAttribute{Computed: true, MarkdownDescription: "Host to reach it on."},
@@ -218,12 +212,9 @@ func (r *workspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 
 func dockerBlockSchema() schema.SingleNestedBlock {
 	return schema.SingleNestedBlock{
-		MarkdownDescription: "Selects the docker backend: the workspace is a directory inside a container, created as the " +
-			"Python SDK's Docker backend does: entrypoint `tail -f /dev/null` to keep it running, the workspace's " +
-			"`environment`, its `exposed_ports` published on 127.0.0.1, its `volumes` mounted, and labels `sandbox.workspace_id` " +
-			"and `sandbox.root` besides `labels`. The daemon comes from the provider's `docker_host` settings. Every file operation runs inside " +
-			"the container through a small helper copied to `/.sandbox-fs-helper/`, which never follows a symlink planted in " +
-			"the workspace. Conflicts with `local`.",
+		MarkdownDescription: "Selects the docker backend: the workspace is a directory inside a container kept running with " +
+			"`tail -f /dev/null`, on the daemon of the provider's `docker_host` settings. Conflicts with `local`. " +
+			"[Details](#docker-backend).",
 		PlanModifiers: []planmodifier.Object{replaceWhenAddedOrRemoved{}},
 		Attributes: map[string]schema.Attribute{
 			"image": schema.StringAttribute{

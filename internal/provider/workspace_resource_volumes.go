@@ -40,18 +40,9 @@ const volumesReplaceDesc = "Changing the volumes replaces the workspace: a conta
 func volumesSchema() schema.ListNestedAttribute {
 	return schema.ListNestedAttribute{
 		Optional: true,
-		MarkdownDescription: "Named Docker volumes mounted into the container when it is created: the Python SDK's `docker_volume` " +
-			"mount strategy, where Docker attaches a volume created with a volume driver (such as `rclone`) and its driver " +
-			"options. Each is a Docker mount of type `volume` (after any bind mounts) with `nocopy`, so Docker never copies " +
-			"the image's files at the target into the volume. A volume must exist before the workspace: reference the volume " +
-			"of a storage mount resource as `volume_name = sandbox_s3_mount.x.volume_name`, so that Terraform creates it " +
-			"first and removes it only after the workspace, or create it yourself with `docker volume create`. A volume " +
-			"that does not exist fails the apply with an error on its `volume_name` (Docker would otherwise create an " +
-			"empty local volume in its place). Two volumes with the same target, and a target that is the workspace root " +
-			"or a directory containing it, are refused at plan time on `path`. Destroying the workspace leaves the volumes " +
-			"in place for their owner to remove. The volumes are recorded in the container's `sandbox.spec` label, so " +
-			"import reads them back (a target below the root as a relative `path`). " + volumesReplaceDesc + " Writing " +
-			"the same target another way (`\"data\"` or `\"/workspace/data\"`) is an in-place update that changes nothing.",
+		MarkdownDescription: "Named Docker volumes attached when the container is created (the Python SDK's `docker_volume` " +
+			"strategy), such as `{ volume_name = sandbox_s3_mount.x.volume_name, path = \"data\" }`. A missing volume fails " +
+			"the apply; destroy leaves the volumes. " + volumesReplaceDesc + " [Details](#docker-volumes).",
 		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 			"volume_name": schema.StringAttribute{
 				Required: true,
@@ -61,11 +52,9 @@ func volumesSchema() schema.ListNestedAttribute {
 			},
 			"path": schema.StringAttribute{
 				Required: true,
-				MarkdownDescription: "Where the volume appears in the container, by the Python SDK's `mount_path` rules: a relative " +
-					"path lies below the workspace `root` (`\"data\"` is `/workspace/data`) and is checked with the entry path " +
-					"rules (a `..` segment is refused with reason `escape_root`; the root itself is refused); an absolute " +
-					"POSIX path is used as is (cleaned), also outside the workspace, such as `\"/mnt/bucket\"`; a Windows " +
-					"path such as `C:\\data` is refused with reason `absolute`.",
+				MarkdownDescription: "Where the volume appears in the container: relative to the workspace `root` (`\"data\"` is " +
+					"`/workspace/data`), or an absolute POSIX path such as `\"/mnt/bucket\"`. `..` fails with `escape_root`, a " +
+					"Windows path with `absolute`, the root itself is refused. [Rules](#docker-volumes).",
 				Validators: []validator.String{volumePathValidator{}},
 			},
 			"read_only": schema.BoolAttribute{
