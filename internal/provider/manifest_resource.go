@@ -75,7 +75,7 @@ func (r *manifestResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 				Computed: true,
 				MarkdownDescription: "Per entry path (nested children under their joined path): `type`; `sha256`, the hex " +
 					"SHA-256 of a `file`'s content or of a `local_file`'s source (the Python SDK's checksum record), the tree digest " +
-					"of a `local_dir` copy (as `sandbox_local_dir.source_sha256`), null for directories; `permissions`, the " +
+					"of a `local_dir` copy (as `sandbox_local_dir.tree_sha256`), null for directories; `permissions`, the " +
 					"mode as four octal digits; `group` when the entry sets one. Known at plan time; refreshed from the " +
 					"workspace, so drift shows as a difference.",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
@@ -127,7 +127,11 @@ func (r *manifestResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	}
 	resp.Diagnostics.Append(m.setResult(expected)...)
 	if r.changes(ctx, req, &m) {
-		if err := r.eng.CheckManifestPaths(ctx, m.WorkspaceID.ValueString(), plan); err != nil {
+		ws, err := r.eng.Open(ctx, m.WorkspaceID.ValueString())
+		if err == nil {
+			err = ws.CheckManifestPaths(ctx, plan)
+		}
+		if err != nil && !workspaceGone(err) && !workspaceStopped(err) {
 			addEngineAttributeError(&resp.Diagnostics, path.Root("manifest_json"), "Manifest entry paths are taken by something else", err)
 			return
 		}
@@ -165,7 +169,11 @@ func (r *manifestResource) apply(ctx context.Context, m *manifestResourceModel) 
 			return nil, errHostChangedSincePlan
 		}
 	}
-	if _, err := r.eng.ApplyManifest(ctx, m.WorkspaceID.ValueString(), plan); err != nil {
+	ws, err := r.eng.Open(ctx, m.WorkspaceID.ValueString())
+	if err != nil {
+		return nil, err
+	}
+	if _, err := ws.ApplyManifest(ctx, plan); err != nil {
 		return nil, err
 	}
 	return plan, nil
@@ -205,7 +213,11 @@ func (r *manifestResource) Read(ctx context.Context, req resource.ReadRequest, r
 		addEngineError(&resp.Diagnostics, "Invalid manifest in state", err)
 		return
 	}
-	observed, err := r.eng.ReadManifest(ctx, m.WorkspaceID.ValueString(), plan)
+	ws, err := r.eng.Open(ctx, m.WorkspaceID.ValueString())
+	var observed workspace.ManifestResult
+	if err == nil {
+		observed, err = ws.ReadManifest(ctx, plan)
+	}
 	if workspaceGone(err) {
 		resp.State.RemoveResource(ctx)
 		return
@@ -250,7 +262,7 @@ func (r *manifestResource) Update(ctx context.Context, req resource.UpdateReques
 			}
 		}
 	}
-	warnings, err := r.eng.RemoveManifest(ctx, m.WorkspaceID.ValueString(), staleEntries, staleFiles)
+	warnings, err := r.remove(ctx, m.WorkspaceID.ValueString(), staleEntries, staleFiles)
 	if err != nil {
 		addEngineError(&resp.Diagnostics, "Removing entries the manifest no longer has failed", err)
 		return
@@ -289,7 +301,7 @@ func (r *manifestResource) Delete(ctx context.Context, req resource.DeleteReques
 	}
 	files, d := r.written(ctx, req.Private, &m)
 	resp.Diagnostics.Append(d...)
-	warnings, err := r.eng.RemoveManifest(ctx, m.WorkspaceID.ValueString(), plan.Entries, files)
+	warnings, err := r.remove(ctx, m.WorkspaceID.ValueString(), plan.Entries, files)
 	if err != nil {
 		addEngineError(&resp.Diagnostics, "Removing the manifest's entries failed", err)
 		return
@@ -299,7 +311,15 @@ func (r *manifestResource) Delete(ctx context.Context, req resource.DeleteReques
 	}
 }
 
-// privateGetter is the read side of a resource's private state.
-type privateGetter interface {
-	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
+// remove undoes entries of the manifest in workspace id, removing only the
+// files listed; a vanished workspace has nothing left to remove.
+func (r *manifestResource) remove(ctx context.Context, id string, entries []workspace.PlannedEntry, files []string) ([]string, error) {
+	ws, err := r.eng.Open(ctx, id)
+	if workspaceGone(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return ws.RemoveManifest(ctx, entries, files)
 }
