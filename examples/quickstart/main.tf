@@ -72,8 +72,8 @@ output "skills_file_count" {
 }
 
 output "skills_sha256" {
-  description = "Digest of the copied tree (source_sha256)."
-  value       = sandbox_local_dir.skills.source_sha256
+  description = "Digest of the copied tree (tree_sha256)."
+  value       = sandbox_local_dir.skills.tree_sha256
 }
 
 output "readme_sha256" {

@@ -5,6 +5,8 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,7 +17,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
 )
 
@@ -89,16 +90,22 @@ func (m *commandModel) run(ctx context.Context, eng *workspace.Engine, secretEnv
 	if !m.Timeout.IsNull() {
 		timeout = m.Timeout.ValueInt64()
 	}
-	req := backend.ExecRequest{
+	req := workspace.ExecRequest{
 		Argv: argv, User: m.User.ValueString(), WorkDir: m.WorkingDir.ValueString(),
 		Env: env, Timeout: time.Duration(timeout) * time.Second,
 	}
-	res, secrets, err := eng.ExecSecret(ctx, m.WorkspaceID.ValueString(), req, secretEnv)
-	shown := secrets.Text(commandString(argv))
+	var res workspace.SecretExec
+	ws, err := eng.Open(ctx, m.WorkspaceID.ValueString())
+	if err == nil {
+		res, err = ws.ExecSecret(ctx, req, secretEnv)
+	} else {
+		res.Secrets = sandbox.NewSecrets(slices.Collect(maps.Values(secretEnv))...)
+	}
+	shown := res.Secrets.Text(commandString(argv))
 	if req.User != "" {
 		shown += " (as user " + req.User + ")"
 	}
-	if errors.Is(err, backend.ErrExecTimeout) {
+	if errors.Is(err, workspace.ErrExecTimeout) {
 		diags.AddAttributeError(path.Root("timeout"), "Command timed out",
 			fmt.Sprintf("%s did not finish within %d seconds: %v", shown, timeout, err))
 		return diags
@@ -114,11 +121,11 @@ func (m *commandModel) run(ctx context.Context, eng *workspace.Engine, secretEnv
 		}
 		diags.AddError("Command failed",
 			fmt.Sprintf("%s exited with code %d.\n\nLast lines of %s:\n%s\n\nSet allow_non_zero_exit_code = true to record "+
-				"a non-zero exit instead of failing.", shown, res.ExitCode, stream, tail(secrets.Text(string(out)), stderrTailLines)))
+				"a non-zero exit instead of failing.", shown, res.ExitCode, stream, tail(res.Secrets.Text(string(out)), stderrTailLines)))
 		return diags
 	}
 	if redactOutput {
-		res.Stdout, res.Stderr = secrets.Bytes(res.Stdout), secrets.Bytes(res.Stderr)
+		res.Stdout, res.Stderr = res.Secrets.Bytes(res.Stdout), res.Secrets.Bytes(res.Stderr)
 	}
 	m.ExitCode = types.Int64Value(int64(res.ExitCode))
 	m.Stdout = types.StringValue(strings.ToValidUTF8(string(res.Stdout), "\uFFFD"))

@@ -18,7 +18,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
 )
 
@@ -37,6 +36,8 @@ type entryModel struct {
 	AbsolutePath  types.String     `tfsdk:"absolute_path"`
 	ManifestEntry types.String     `tfsdk:"manifest_entry"`
 }
+
+func (m *entryModel) common() *entryModel { return m }
 
 // entryAttributes returns the schema attributes shared by every entry
 // resource; noun names the entry in descriptions ("directory", "file").
@@ -166,7 +167,7 @@ func addEngineError(diags *diag.Diagnostics, summary string, err error) {
 // engine marks with one of its sentinel errors ("" for others).
 func engineAdvice(err error) string {
 	switch {
-	case errors.Is(err, backend.ErrEscapesRoot):
+	case errors.Is(err, workspace.ErrEscapesRoot):
 		return "\n\nA symlink inside the workspace stands where this entry (or one of its parent directories) " +
 			"should be. It was not followed and nothing outside the workspace was touched. Remove the symlink " +
 			"from the workspace, then plan again."

@@ -7,7 +7,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
@@ -24,11 +23,14 @@ func checkEntryPath(ctx context.Context, eng *workspace.Engine, req resource.Mod
 	if eng == nil || req.Plan.Raw.IsNull() || (!req.State.Raw.IsNull() && req.State.Raw.Equal(req.Plan.Raw)) {
 		return
 	}
-	ws, rel, ok := plannedPlace(ctx, req, resp)
+	id, rel, ok := plannedPlace(ctx, req, resp)
 	if !ok {
 		return
 	}
-	err := eng.CheckEntryPath(ctx, ws, rel, kind)
+	ws, err := eng.Open(ctx, id)
+	if err == nil {
+		err = ws.CheckEntryPath(ctx, rel, kind)
+	}
 	var oe *workspace.ObstructionError
 	switch {
 	case workspaceStopped(err), workspaceGone(err):
@@ -42,14 +44,20 @@ func checkEntryPath(ctx context.Context, eng *workspace.Engine, req resource.Mod
 }
 
 // checkFreshCopy refuses, at plan time, a new copy whose directory already
-// holds files (see workspace.Engine.CheckFreshTree).
+// holds files (see workspace.Workspace.CheckFreshTree).
 func checkFreshCopy(ctx context.Context, eng *workspace.Engine, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if eng == nil || req.Plan.Raw.IsNull() || !req.State.Raw.IsNull() {
 		return
 	}
-	if ws, rel, ok := plannedPlace(ctx, req, resp); ok {
-		addFreshCopyError(&resp.Diagnostics, eng.CheckFreshTree(ctx, ws, rel), rel)
+	id, rel, ok := plannedPlace(ctx, req, resp)
+	if !ok {
+		return
 	}
+	ws, err := eng.Open(ctx, id)
+	if err == nil {
+		err = ws.CheckFreshTree(ctx, rel)
+	}
+	addFreshCopyError(&resp.Diagnostics, err, rel)
 }
 
 // plannedPlace returns the planned workspace id and normalised path of an
@@ -79,25 +87,4 @@ func addFreshCopyError(diags *diag.Diagnostics, err error, rel string) {
 	default:
 		addEngineAttributeError(diags, path.Root("path"), "Cannot check path "+rel+" in the workspace", err)
 	}
-}
-
-// checkFreshAtApply is checkFreshCopy when the copy is created: the files
-// may have appeared since the plan.
-func checkFreshAtApply(ctx context.Context, eng *workspace.Engine, plan tfsdk.Plan, diags *diag.Diagnostics) {
-	var ws, p types.String
-	diags.Append(plan.GetAttribute(ctx, path.Root("workspace_id"), &ws)...)
-	diags.Append(plan.GetAttribute(ctx, path.Root("path"), &p)...)
-	if diags.HasError() {
-		return
-	}
-	rel, err := normalizedPath(p)
-	if err != nil {
-		addEngineAttributeError(diags, path.Root("path"), "Invalid path", err)
-		return
-	}
-	err = eng.CheckFreshTree(ctx, ws.ValueString(), rel)
-	if workspaceStopped(err) || workspaceGone(err) {
-		return // the copy reports it
-	}
-	addFreshCopyError(diags, err, rel)
 }

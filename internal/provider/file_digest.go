@@ -7,12 +7,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
 )
 
 // planDigest computes the digest of the configured content when it is
 // known at plan time. ok is false when it is not (unknown values, or
 // write-only content whose digests are never recorded).
-func (r *fileResource) planDigest(ctx context.Context, m fileModel) (d sandbox.FileDigest, ok bool, attr string, err error) {
+func planDigest(ctx context.Context, eng *workspace.Engine, m fileModel) (d sandbox.FileDigest, ok bool, attr string, err error) {
 	switch {
 	case !m.Content.IsNull():
 		if m.Content.IsUnknown() {
@@ -32,7 +33,7 @@ func (r *fileResource) planDigest(ctx context.Context, m fileModel) (d sandbox.F
 		if m.Source.IsUnknown() {
 			return d, false, "", nil
 		}
-		_, d, err := r.eng.HostSources().DigestFile(ctx, m.Source.ValueString())
+		_, d, err := eng.HostSources().DigestFile(ctx, m.Source.ValueString())
 		if err != nil {
 			return d, false, "source", err
 		}

@@ -5,34 +5,30 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
-	"io"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
-)
-
-var (
-	_ resource.ResourceWithConfigure        = (*fileResource)(nil)
-	_ resource.ResourceWithImportState      = (*fileResource)(nil)
-	_ resource.ResourceWithModifyPlan       = (*fileResource)(nil)
-	_ resource.ResourceWithConfigValidators = (*fileResource)(nil)
-	_ resource.ResourceWithValidateConfig   = (*fileResource)(nil)
 )
 
 // NewFileResource returns the sandbox_file resource: the Python SDK's File entry
 // (inline content) and LocalFile entry (a host source).
-func NewFileResource() resource.Resource { return &fileResource{} }
-
-type fileResource struct {
-	eng *workspace.Engine
+func NewFileResource() resource.Resource {
+	return &entryResource[fileModel, *fileModel]{k: fileKind{}}
 }
+
+// fileKind is sandbox_file: content written atomically, then chgrp and
+// chmod; digests known at plan time whenever the content is.
+type fileKind struct{}
+
+func (fileKind) typeName() string           { return "file" }
+func (fileKind) makes() workspace.EntryKind { return workspace.KindFile }
 
 type fileModel struct {
 	entryModel
@@ -50,11 +46,7 @@ type fileModel struct {
 	ContentBase64SHA512 types.String `tfsdk:"content_base64sha512"`
 }
 
-func (r *fileResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_file"
-}
-
-func (r *fileResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func (fileKind) schema() schema.Schema {
 	attrs := entryAttributes("file")
 	filePath, _ := attrs["path"].(schema.StringAttribute) // entryAttributes makes it a string
 	filePath.Validators = append(filePath.Validators, filePathValidator)
@@ -107,7 +99,7 @@ func (r *fileResource) Schema(_ context.Context, _ resource.SchemaRequest, resp 
 	attrs["content_base64sha256"] = digest("Base64 SHA-256 (as `filebase64sha256()`)")
 	attrs["content_sha512"] = digest("Hex SHA-512 (as `filesha512()`)")
 	attrs["content_base64sha512"] = digest("Base64 SHA-512 (as `filebase64sha512()`)")
-	resp.Schema = schema.Schema{
+	return schema.Schema{
 		MarkdownDescription: "A file in a workspace: the Python SDK's `File` entry (inline content) or `LocalFile` entry (a host " +
 			"`source`), written atomically (a temporary file renamed into place) and streamed, then chgrp and chmod. Content, " +
 			"mode or group changed out of band show in the next plan as an update that restores them; a deleted file is " +
@@ -116,11 +108,7 @@ func (r *fileResource) Schema(_ context.Context, _ resource.SchemaRequest, resp 
 	}
 }
 
-func (r *fileResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.eng = engineFrom(req.ProviderData, &resp.Diagnostics)
-}
-
-func (r *fileResource) ConfigValidators(context.Context) []resource.ConfigValidator {
+func (fileKind) configValidators() []resource.ConfigValidator {
 	return []resource.ConfigValidator{
 		resourcevalidator.ExactlyOneOf(
 			path.MatchRoot("content"), path.MatchRoot("content_base64"),
@@ -129,43 +117,34 @@ func (r *fileResource) ConfigValidators(context.Context) []resource.ConfigValida
 	}
 }
 
-func (r *fileResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var m fileModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
+func (fileKind) validate(m *fileModel, diags *diag.Diagnostics) {
 	if !m.ContentBase64.IsNull() && !m.ContentBase64.IsUnknown() {
 		if _, err := base64.StdEncoding.DecodeString(m.ContentBase64.ValueString()); err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("content_base64"), "Invalid base64 content",
+			diags.AddAttributeError(path.Root("content_base64"), "Invalid base64 content",
 				"content_base64 must be standard base64 (RFC 4648 with padding): "+err.Error())
 		}
 	}
 	if !m.ContentWOVersion.IsNull() && m.ContentWO.IsNull() {
-		resp.Diagnostics.AddAttributeError(path.Root("content_wo_version"), "content_wo_version without content_wo",
+		diags.AddAttributeError(path.Root("content_wo_version"), "content_wo_version without content_wo",
 			"content_wo_version only triggers rewriting content_wo; set content_wo as well or remove it.")
 	}
 }
 
-func (r *fileResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() || r.eng == nil {
-		return
+func (fileKind) render(m, cfg *fileModel) error {
+	if cfg != nil {
+		return m.setManifestEntry(!cfg.ContentWO.IsNull())
 	}
-	var m fileModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
+	if m.Content.IsNull() && m.ContentBase64.IsNull() && m.Source.IsNull() {
+		return nil // write-only content keeps its rendering
 	}
-	var cfg fileModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
-	if checkEntryPath(ctx, r.eng, req, resp, workspace.KindFile); resp.Diagnostics.HasError() {
-		return
-	}
-	d, ok, attr, err := r.planDigest(ctx, m)
+	return m.setManifestEntry(false)
+}
+
+func (fileKind) plan(ctx context.Context, eng *workspace.Engine, _ resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, m, cfg *fileModel) {
+	d, ok, attr, err := planDigest(ctx, eng, *m)
 	switch {
 	case err != nil:
 		addEngineAttributeError(&resp.Diagnostics, path.Root(attr), "Cannot read file content", err)
-		return
 	case ok:
 		m.setDigest(d)
 	case !cfg.ContentWO.IsNull():
@@ -173,46 +152,46 @@ func (r *fileResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 	default:
 		m.setDigestUnknown()
 	}
-	if err := m.setManifestEntry(!cfg.ContentWO.IsNull()); err != nil {
-		addEngineError(&resp.Diagnostics, "Cannot render manifest_entry", err)
-		return
-	}
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &m)...)
 }
 
-// write materialises the configured content. cfg carries the write-only
+// apply writes the content when it is new or changed (or the write-only
+// content's version moved), else only re-applies the metadata.
+func (fileKind) apply(ctx context.Context, a entryApply[*fileModel], diags *diag.Diagnostics) {
+	m, prior := a.m, a.prior
+	if prior != nil && m.ContentSHA256.Equal(prior.ContentSHA256) && !m.ContentSHA256.IsUnknown() &&
+		m.ContentWOVersion.Equal(prior.ContentWOVersion) && m.Source.Equal(prior.Source) {
+		if err := a.ws.ApplyMeta(ctx, a.rel, a.meta); err != nil {
+			addEngineError(diags, "Updating file "+a.rel+" failed", err)
+		}
+		m.ContentWO = types.StringNull()
+		return
+	}
+	if err := write(ctx, a); err != nil {
+		addEngineError(diags, "Writing file "+a.rel+" failed", err)
+	}
+}
+
+// write materialises the configured content. a.cfg carries the write-only
 // content, which exists only in configuration.
-func (r *fileResource) write(ctx context.Context, m *fileModel, cfg fileModel) error {
-	rel, err := normalizedPath(m.Path)
-	if err != nil {
-		return err
-	}
-	meta, err := m.meta()
-	if err != nil {
-		return err
-	}
-	ws := m.WorkspaceID.ValueString()
+func write(ctx context.Context, a entryApply[*fileModel]) error {
+	m, cfg := a.m, a.cfg
 	want := ""
 	if !m.ContentSHA256.IsNull() && !m.ContentSHA256.IsUnknown() {
 		want = m.ContentSHA256.ValueString()
 	}
-	var (
-		res sandbox.FileDigest
-		abs string
-	)
+	var res sandbox.FileDigest
 	if !m.Source.IsNull() {
-		var wr backend.WriteResult
-		wr, abs, err = r.eng.CopyHostFile(ctx, ws, rel, m.Source.ValueString(), meta, want)
+		wr, err := a.ws.CopyHostFile(ctx, a.rel, m.Source.ValueString(), a.meta, want)
 		if err != nil {
 			return err
 		}
 		if want == "" {
 			// Unknown at plan time: digest what was copied.
-			if _, res, err = r.eng.HostSources().DigestFile(ctx, m.Source.ValueString()); err != nil {
+			if _, res, err = a.eng.HostSources().DigestFile(ctx, m.Source.ValueString()); err != nil {
 				return err
 			}
 			if res.SHA256 != wr.SHA256 {
-				return errContentChangedSincePlan(rel)
+				return errContentChangedSincePlan(a.rel)
 			}
 		} else {
 			res = m.digest()
@@ -223,6 +202,7 @@ func (r *fileResource) write(ctx context.Context, m *fileModel, cfg fileModel) e
 		case !m.Content.IsNull():
 			body = []byte(m.Content.ValueString())
 		case !m.ContentBase64.IsNull():
+			var err error
 			if body, err = base64.StdEncoding.DecodeString(m.ContentBase64.ValueString()); err != nil {
 				return err
 			}
@@ -230,137 +210,42 @@ func (r *fileResource) write(ctx context.Context, m *fileModel, cfg fileModel) e
 			body = []byte(cfg.ContentWO.ValueString())
 		}
 		res = sandbox.DigestBytes(body)
-		if _, abs, err = r.eng.WriteFile(ctx, ws, rel, io.Reader(bytes.NewReader(body)), meta, ""); err != nil {
+		if _, err := a.ws.WriteFile(ctx, a.rel, bytes.NewReader(body), a.meta, ""); err != nil {
 			return err
 		}
 	}
 	if cfg.ContentWO.IsNull() {
 		if want != "" && res.SHA256 != want {
-			return errContentChangedSincePlan(rel)
+			return errContentChangedSincePlan(a.rel)
 		}
 		m.setDigest(res)
 	} else {
 		m.setDigestNull()
 	}
-	m.ID = types.StringValue(entryID(ws, rel))
-	m.AbsolutePath = types.StringValue(abs)
 	m.ContentWO = types.StringNull()
 	return nil
 }
 
-func (r *fileResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var m, cfg fileModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
-	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if err := r.write(ctx, &m, cfg); err != nil {
-		addEngineError(&resp.Diagnostics, "Writing file "+m.Path.ValueString()+" failed", err)
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
-}
-
-func (r *fileResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var m fileModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	rel, err := normalizedPath(m.Path)
-	if err != nil {
-		addEngineError(&resp.Diagnostics, "Invalid path in state", err)
-		return
-	}
-	// Only content whose digest is in state is compared: never hash a file
-	// whose content is a write-only secret (or unknown, after an import),
-	// so no digest of a secret ever reaches state or plan output.
+// observe reads the file's metadata and, when its digest is in state, its
+// content's digest. Never hash a file whose content is a write-only secret
+// (or unknown, after an import), so no digest of a secret ever reaches
+// state or plan output.
+func (fileKind) observe(ctx context.Context, ws *workspace.Workspace, m *fileModel, rel string) (workspace.EntryState, error) {
 	tracked := !m.ContentSHA256.IsNull() && (!m.Content.IsNull() || !m.ContentBase64.IsNull() || !m.Source.IsNull())
-	st, err := r.eng.Stat(ctx, m.WorkspaceID.ValueString(), rel, tracked)
-	if workspaceGone(err) || (err == nil && (!st.Exists || !st.Info.IsRegular)) {
-		// Gone, or something else stands there now (the plan then names it).
-		resp.State.RemoveResource(ctx)
-		return
-	}
-	if workspaceStopped(err) {
-		return // nothing can be read in a stopped container: state stays as it was
-	}
-	if err != nil {
-		addEngineError(&resp.Diagnostics, "Reading file "+rel+" failed", err)
-		return
-	}
-	m.observeMeta(st)
-	if m.Ephemeral.IsNull() {
-		m.Ephemeral = types.BoolValue(false)
-	}
-	if tracked && m.ContentSHA256.ValueString() != st.SHA256 {
+	st, err := ws.Stat(ctx, rel, tracked)
+	if err == nil && tracked && st.Info.IsRegular && m.ContentSHA256.ValueString() != st.SHA256 {
 		// Content changed out of band: record what is there, so the plan
 		// shows an update restoring it.
 		m.Size = types.Int64Value(st.Size)
 		m.ContentSHA256 = types.StringValue(st.SHA256)
 	}
-	if w, err := r.eng.Open(ctx, m.WorkspaceID.ValueString()); err == nil {
-		m.AbsolutePath = types.StringValue(w.AbsPath(rel))
-	}
-	if !m.Content.IsNull() || !m.ContentBase64.IsNull() || !m.Source.IsNull() {
-		_ = m.setManifestEntry(false) // inputs come from state (write-only content keeps its rendering)
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	return st, err
 }
 
-func (r *fileResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var m, cfg, prior fileModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
-	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	rewrite := !m.ContentSHA256.Equal(prior.ContentSHA256) || m.ContentSHA256.IsUnknown() ||
-		!m.ContentWOVersion.Equal(prior.ContentWOVersion) || !m.Source.Equal(prior.Source)
-	if rewrite {
-		if err := r.write(ctx, &m, cfg); err != nil {
-			addEngineError(&resp.Diagnostics, "Writing file "+m.Path.ValueString()+" failed", err)
-			return
-		}
-	} else {
-		rel, err := normalizedPath(m.Path)
-		if err == nil {
-			var meta workspace.Meta
-			if meta, err = m.meta(); err == nil {
-				err = r.eng.ApplyMeta(ctx, m.WorkspaceID.ValueString(), rel, meta)
-			}
-		}
-		if err != nil {
-			addEngineError(&resp.Diagnostics, "Updating file "+m.Path.ValueString()+" failed", err)
-			return
-		}
-		m.ContentWO = types.StringNull()
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
-}
-
-func (r *fileResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var m fileModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	rel, err := normalizedPath(m.Path)
-	if err != nil {
-		addEngineError(&resp.Diagnostics, "Invalid path in state", err)
-		return
-	}
-	if err := r.eng.RemoveFile(ctx, m.WorkspaceID.ValueString(), rel); err != nil {
-		addEngineError(&resp.Diagnostics, "Removing file "+rel+" failed", err)
-	}
-}
-
-func (r *fileResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	importEntry(ctx, req, resp)
+func (fileKind) remove(ctx context.Context, ws *workspace.Workspace, _ *fileModel, rel string, _ privateGetter) (string, error) {
+	return "", ws.RemoveFile(ctx, rel)
 }
 
 func errContentChangedSincePlan(rel string) error {
-	return fmt.Errorf("the content of %s changed between plan and apply; run terraform plan again", rel)
+	return fmt.Errorf("the content of %s changed between plan and apply: %w", rel, workspace.ErrSourceChanged)
 }

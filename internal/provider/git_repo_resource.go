@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -18,20 +19,19 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
 )
 
-var (
-	_ resource.ResourceWithConfigure      = (*gitRepoResource)(nil)
-	_ resource.ResourceWithImportState    = (*gitRepoResource)(nil)
-	_ resource.ResourceWithModifyPlan     = (*gitRepoResource)(nil)
-	_ resource.ResourceWithValidateConfig = (*gitRepoResource)(nil)
-)
-
 // NewGitRepoResource returns the sandbox_git_repo resource: the Python SDK's
 // GitRepo entry, a checkout of a Git repository fetched on the host.
-func NewGitRepoResource() resource.Resource { return &gitRepoResource{} }
-
-type gitRepoResource struct {
-	eng *workspace.Engine
+func NewGitRepoResource() resource.Resource {
+	return &entryResource[gitRepoModel, *gitRepoModel]{k: gitRepoKind{}}
 }
+
+// gitRepoKind is sandbox_git_repo: the ref is resolved at plan time, the
+// commit fetched on the host and its tree synchronised into the workspace.
+type gitRepoKind struct{}
+
+func (gitRepoKind) typeName() string           { return "git_repo" }
+func (gitRepoKind) makes() workspace.EntryKind { return workspace.KindDir }
+func (gitRepoKind) copiesTree()                {}
 
 type gitRepoModel struct {
 	entryModel
@@ -46,14 +46,7 @@ type gitRepoModel struct {
 	SSHKeyWO     types.String `tfsdk:"ssh_private_key_wo"`
 	CredsVersion types.Int64  `tfsdk:"credentials_wo_version"`
 	Commit       types.String `tfsdk:"commit"`
-	Files        types.Map    `tfsdk:"files"`
-	FileModes    types.Map    `tfsdk:"file_permissions"`
-	FileCount    types.Int64  `tfsdk:"file_count"`
-	TreeSHA256   types.String `tfsdk:"tree_sha256"`
-}
-
-func (r *gitRepoResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_git_repo"
+	treeModel
 }
 
 func writeOnly(desc string) schema.StringAttribute {
@@ -61,7 +54,7 @@ func writeOnly(desc string) schema.StringAttribute {
 		" Write-only: never stored in state or shown in plans, and removed from every error message."}
 }
 
-func (r *gitRepoResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func (gitRepoKind) schema() schema.Schema {
 	attrs := entryAttributes("checkout")
 	attrs["host"] = schema.StringAttribute{
 		Optional: true, Computed: true, Default: stringdefault.StaticString("github.com"),
@@ -103,25 +96,10 @@ func (r *gitRepoResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 			"the remote, no fetch); for an abbreviated commit that no branch or tag points to it is known after the apply, " +
 			"which fetches the history to find it.",
 	}
-	attrs["files"] = schema.MapAttribute{
-		Computed: true, ElementType: types.StringType,
-		MarkdownDescription: "Map of each copied file's path (relative to the entry, POSIX) to its hex SHA-256. Read back from the " +
-			"workspace, so a file changed, added or deleted there shows in the plan and is repaired by the next apply. Unknown " +
-			"in a plan that changes `commit`.",
-	}
-	attrs["file_permissions"] = schema.MapAttribute{
-		Computed: true, ElementType: types.StringType,
-		MarkdownDescription: "Map of the same paths to each file's mode as 4-digit octal: `\"0755\"` for files Git records as " +
-			"executable, else `\"0644\"`. Directories inside the copy are `0755`.",
-	}
-	attrs["file_count"] = schema.Int64Attribute{Computed: true, MarkdownDescription: "Number of regular files copied."}
-	attrs["tree_sha256"] = schema.StringAttribute{
-		Computed: true,
-		MarkdownDescription: "Digest of the copied tree, the same formula as `sandbox_local_dir`'s `source_sha256`: " +
-			"`find . -type f -printf '%P\\n' | LC_ALL=C sort | xargs -r -d '\\n' sha256sum | sha256sum` in a checkout of the subpath.",
-	}
+	treeAttributes(attrs, "Unknown in a plan that changes `commit`.",
+		"`\"0755\"` for files Git records as executable, else `\"0644\"`.")
 	attrs["manifest_entry"] = manifestEntryAttribute("`{\"type\": \"git_repo\", ..., \"host\", \"repo\", \"ref\", \"subpath\"}` (no `url` or credentials)")
-	resp.Schema = schema.Schema{
+	return schema.Schema{
 		MarkdownDescription: "A checkout of a Git repository in a workspace; follows the Python SDK's `GitRepo` entry, except that " +
 			"fetching happens on the host (go-git: no git is needed on the host or in the image). The commit is fetched into " +
 			"a temporary host directory (depth 1 where the server allows, else a full fetch), its tree (or `subpath`) " +
@@ -135,10 +113,6 @@ func (r *gitRepoResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 			"Import ID: `<workspace_id>/<path>` (then set `repo` and `ref`; the next apply fetches and re-copies).",
 		Attributes: attrs,
 	}
-}
-
-func (r *gitRepoResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.eng = engineFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 // source builds the remote from m, with credentials from cfg (the
@@ -185,43 +159,24 @@ func (m *gitRepoModel) setManifestEntry() error {
 	return err
 }
 
-func (m *gitRepoModel) setSummary(ctx context.Context, s workspace.TreeSummary) {
-	m.Files, _ = types.MapValueFrom(ctx, types.StringType, s.Files)
-	m.FileModes, _ = types.MapValueFrom(ctx, types.StringType, s.Modes)
-	m.FileCount = types.Int64Value(int64(len(s.Files)))
-	m.TreeSHA256 = types.StringValue(s.SHA256)
-}
-
-func (m *gitRepoModel) unknownSummary() {
-	m.Files = types.MapUnknown(types.StringType)
-	m.FileModes = types.MapUnknown(types.StringType)
-	m.FileCount = types.Int64Unknown()
-	m.TreeSHA256 = types.StringUnknown()
-}
-
-func (r *gitRepoResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var m gitRepoModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
+func (gitRepoKind) validate(m *gitRepoModel, diags *diag.Diagnostics) {
 	if !m.Subpath.IsUnknown() && !m.Repo.IsUnknown() {
 		if _, err := sandbox.ValidateGitSubpath(m.Repo.ValueString(), m.subpathPtr()); err != nil {
-			addEngineAttributeError(&resp.Diagnostics, path.Root("subpath"), "Invalid subpath", err)
+			addEngineAttributeError(diags, path.Root("subpath"), "Invalid subpath", err)
 		}
 	}
 	if !m.URL.IsNull() && !m.URL.IsUnknown() {
 		if problem := urlProblem(m.URL.ValueString()); problem != "" {
-			resp.Diagnostics.AddAttributeError(path.Root("url"), "Invalid url", problem)
+			diags.AddAttributeError(path.Root("url"), "Invalid url", problem)
 		}
 	}
 	set := func(v types.String) bool { return !v.IsNull() }
 	if set(m.TokenWO) && (set(m.UsernameWO) || set(m.PasswordWO) || set(m.SSHKeyWO)) {
-		resp.Diagnostics.AddAttributeError(path.Root("token_wo"), "Conflicting credentials",
+		diags.AddAttributeError(path.Root("token_wo"), "Conflicting credentials",
 			"token_wo cannot be combined with username_wo, password_wo or ssh_private_key_wo.")
 	}
 	if set(m.SSHKeyWO) && (set(m.UsernameWO) || set(m.PasswordWO)) {
-		resp.Diagnostics.AddAttributeError(path.Root("ssh_private_key_wo"), "Conflicting credentials",
+		diags.AddAttributeError(path.Root("ssh_private_key_wo"), "Conflicting credentials",
 			"ssh_private_key_wo is for ssh URLs; username_wo and password_wo are for HTTP(S).")
 	}
 }

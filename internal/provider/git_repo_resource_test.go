@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -29,6 +30,15 @@ resource "sandbox_git_repo" "r" {
   %s
 }
 `, url, ref, extra)
+}
+
+// contentBytes is the sum of the lengths of the contents in files.
+func contentBytes(files map[string]string) int {
+	n := 0
+	for _, c := range files {
+		n += len(c)
+	}
+	return n
 }
 
 // readTree reads every file below root: path → content.
@@ -109,6 +119,7 @@ func TestAccGitRepo_refs(t *testing.T) {
 					resource.TestCheckResourceAttr("sandbox_git_repo.r", "file_permissions.README.md", "0644"),
 					resource.TestCheckResourceAttr("sandbox_git_repo.r", "files.docs/guide.md", sha("guide v2\n")),
 					resource.TestCheckResourceAttr("sandbox_git_repo.r", "tree_sha256", treeDigest(files2)),
+					resource.TestCheckResourceAttr("sandbox_git_repo.r", "total_bytes", strconv.Itoa(contentBytes(files2))),
 				),
 			},
 			{

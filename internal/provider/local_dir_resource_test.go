@@ -30,7 +30,7 @@ resource "sandbox_local_dir" "d" {
 
 func sha(s string) string { return fmt.Sprintf("%x", sha256.Sum256([]byte(s))) }
 
-// treeDigest is the documented source_sha256: SHA-256 of sha256sum lines
+// treeDigest is the documented tree_sha256: SHA-256 of sha256sum lines
 // sorted by path.
 func treeDigest(files map[string]string) string {
 	names := make([]string, 0, len(files))
@@ -105,7 +105,7 @@ func TestAccLocalDir_lifecycle(t *testing.T) {
 			plancheck.ExpectKnownValue("sandbox_local_dir.d", tfjsonpath.New("files"), knownvalue.MapExact(exp)),
 			plancheck.ExpectKnownValue("sandbox_local_dir.d", tfjsonpath.New("file_count"), knownvalue.Int64Exact(int64(len(files)))),
 			plancheck.ExpectKnownValue("sandbox_local_dir.d", tfjsonpath.New("total_bytes"), knownvalue.Int64Exact(total)),
-			plancheck.ExpectKnownValue("sandbox_local_dir.d", tfjsonpath.New("source_sha256"), knownvalue.StringExact(treeDigest(files))),
+			plancheck.ExpectKnownValue("sandbox_local_dir.d", tfjsonpath.New("tree_sha256"), knownvalue.StringExact(treeDigest(files))),
 			plancheck.ExpectKnownValue("sandbox_local_dir.d", tfjsonpath.New("file_permissions"), knownvalue.MapExact(modeChecks)),
 		}
 	}

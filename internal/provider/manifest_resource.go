@@ -119,7 +119,11 @@ func (r *manifestResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	}
 	resp.Diagnostics.Append(m.setResult(expected)...)
 	if r.changes(ctx, req, &m) {
-		if err := r.eng.CheckManifestPaths(ctx, m.WorkspaceID.ValueString(), plan); err != nil {
+		ws, err := r.eng.Open(ctx, m.WorkspaceID.ValueString())
+		if err == nil {
+			err = ws.CheckManifestPaths(ctx, plan)
+		}
+		if err != nil && !workspaceGone(err) && !workspaceStopped(err) {
 			addEngineAttributeError(&resp.Diagnostics, path.Root("manifest_json"), "Manifest entry paths are taken by something else", err)
 			return
 		}
@@ -157,7 +161,11 @@ func (r *manifestResource) apply(ctx context.Context, m *manifestResourceModel) 
 			return nil, errHostChangedSincePlan
 		}
 	}
-	if _, err := r.eng.ApplyManifest(ctx, m.WorkspaceID.ValueString(), plan); err != nil {
+	ws, err := r.eng.Open(ctx, m.WorkspaceID.ValueString())
+	if err != nil {
+		return nil, err
+	}
+	if _, err := ws.ApplyManifest(ctx, plan); err != nil {
 		return nil, err
 	}
 	return plan, nil
@@ -197,7 +205,11 @@ func (r *manifestResource) Read(ctx context.Context, req resource.ReadRequest, r
 		addEngineError(&resp.Diagnostics, "Invalid manifest in state", err)
 		return
 	}
-	observed, err := r.eng.ReadManifest(ctx, m.WorkspaceID.ValueString(), plan)
+	ws, err := r.eng.Open(ctx, m.WorkspaceID.ValueString())
+	var observed workspace.ManifestResult
+	if err == nil {
+		observed, err = ws.ReadManifest(ctx, plan)
+	}
 	if workspaceGone(err) {
 		resp.State.RemoveResource(ctx)
 		return
@@ -242,7 +254,7 @@ func (r *manifestResource) Update(ctx context.Context, req resource.UpdateReques
 			}
 		}
 	}
-	warnings, err := r.eng.RemoveManifest(ctx, m.WorkspaceID.ValueString(), staleEntries, staleFiles)
+	warnings, err := r.remove(ctx, m.WorkspaceID.ValueString(), staleEntries, staleFiles)
 	if err != nil {
 		addEngineError(&resp.Diagnostics, "Removing entries the manifest no longer has failed", err)
 		return
@@ -281,7 +293,7 @@ func (r *manifestResource) Delete(ctx context.Context, req resource.DeleteReques
 	}
 	files, d := r.written(ctx, req.Private, &m)
 	resp.Diagnostics.Append(d...)
-	warnings, err := r.eng.RemoveManifest(ctx, m.WorkspaceID.ValueString(), plan.Entries, files)
+	warnings, err := r.remove(ctx, m.WorkspaceID.ValueString(), plan.Entries, files)
 	if err != nil {
 		addEngineError(&resp.Diagnostics, "Removing the manifest's entries failed", err)
 		return
@@ -291,7 +303,15 @@ func (r *manifestResource) Delete(ctx context.Context, req resource.DeleteReques
 	}
 }
 
-// privateGetter is the read side of a resource's private state.
-type privateGetter interface {
-	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
+// remove undoes entries of the manifest in workspace id, removing only the
+// files listed; a vanished workspace has nothing left to remove.
+func (r *manifestResource) remove(ctx context.Context, id string, entries []workspace.PlannedEntry, files []string) ([]string, error) {
+	ws, err := r.eng.Open(ctx, id)
+	if workspaceGone(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return ws.RemoveManifest(ctx, entries, files)
 }

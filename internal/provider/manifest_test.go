@@ -165,7 +165,7 @@ func TestAccManifestRoundTrip(t *testing.T) {
 					checkSameWorkspaces(8),
 					resource.TestCheckResourceAttrPair("sandbox_manifest.m", "files.docs/readme.md", "sandbox_file.readme", "content_sha256"),
 					resource.TestCheckResourceAttrPair("sandbox_manifest.m", "entries.bin/tool.sh.sha256", "sandbox_file.tool", "content_sha256"),
-					resource.TestCheckResourceAttrPair("sandbox_manifest.m", "entries.skills.sha256", "sandbox_local_dir.skills", "source_sha256"),
+					resource.TestCheckResourceAttrPair("sandbox_manifest.m", "entries.skills.sha256", "sandbox_local_dir.skills", "tree_sha256"),
 					resource.TestCheckResourceAttr("sandbox_manifest.m", "entries.docs.permissions", "0750"),
 					resource.TestCheckNoResourceAttr("sandbox_manifest.m", "entries.docs.sha256"),
 					resource.TestCheckResourceAttr("sandbox_manifest.m", "entries.skills.type", "local_dir"),

@@ -328,7 +328,7 @@ func (r *workspaceResource) Update(ctx context.Context, req resource.UpdateReque
 		addEngineError(&resp.Diagnostics, "Starting the workspace's container failed", err)
 		return
 	}
-	if err := r.eng.SetEnvironment(ctx, w.ID, env); err != nil {
+	if err := w.SetEnvironment(ctx, env); err != nil {
 		addEngineAttributeError(&resp.Diagnostics, path.Root("environment"), "Updating the workspace environment failed", err)
 		return
 	}

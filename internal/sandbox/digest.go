@@ -165,7 +165,7 @@ func CopyChunks(ctx context.Context, w io.Writer, r io.Reader) (int64, error) {
 }
 
 // TreeSHA256 returns the tree checksum of files (TreeDigest.SHA256, shown
-// as source_sha256): the lower-case hex SHA-256 of the GNU sha256sum lines
+// as tree_sha256): the lower-case hex SHA-256 of the GNU sha256sum lines
 // "<sha256 hex>  <rel>\n" of the files sorted by Rel in byte order
 // (LC_ALL=C sort). files is not modified; when it is not sorted a sorted
 // copy is hashed. No files gives the SHA-256 of no bytes.

@@ -63,7 +63,7 @@ type TreeFile struct {
 // TreeDigest is the result of ScanDir: every regular file below a host
 // directory with its checksum.
 //
-// SHA256 (shown to users as source_sha256) is the lower-case hex SHA-256 of
+// SHA256 (shown to users as tree_sha256) is the lower-case hex SHA-256 of
 // the concatenated lines "<sha256 hex>  <rel>\n" (two spaces) over Files in
 // order, that is exactly the output of GNU sha256sum for the files listed in
 // byte order (LC_ALL=C sort); names holding a backslash or a newline are

@@ -14,6 +14,6 @@ output "skills" {
   value = {
     files         = sandbox_local_dir.skills.file_count
     bytes         = sandbox_local_dir.skills.total_bytes
-    source_sha256 = sandbox_local_dir.skills.source_sha256
+    tree_sha256 = sandbox_local_dir.skills.tree_sha256
   }
 }

@@ -70,7 +70,7 @@ func (e *Engine) CreateDocker(ctx context.Context, spec DockerSpec) (*Workspace,
 		return nil, envSecrets(spec.SecretEnvironment).Error(err)
 	}
 	return &Workspace{ID: DockerID(id), UUID: id, Kind: docker.Kind, Root: root, ContainerID: b.ContainerID(), Running: true,
-		StartedAt: b.StartedAt(ctx), Backend: b, drv: e.drivers[docker.Kind]}, nil
+		StartedAt: b.StartedAt(ctx), Backend: b, drv: e.drivers[docker.Kind], eng: e}, nil
 }
 
 // AdoptDocker finds the docker workspace whose container is labelled with
@@ -144,7 +144,7 @@ func (d dockerDriver) open(ctx context.Context, ref Ref) (*Workspace, error) {
 		root = DefaultDockerRoot
 	}
 	return &Workspace{ID: DockerID(ref.UUID), UUID: ref.UUID, Kind: docker.Kind, Root: root, ContainerID: c.ID,
-		Running: c.Running, Paused: c.Paused, StartedAt: c.StartedAt, Backend: d.e.docker.Open(c.ID, root), drv: d}, nil
+		Running: c.Running, Paused: c.Paused, StartedAt: c.StartedAt, Backend: d.e.docker.Open(c.ID, root), drv: d, eng: d.e}, nil
 }
 
 func (d dockerDriver) destroy(ctx context.Context, w *Workspace) error {

@@ -120,6 +120,9 @@ type Workspace struct {
 	Backend backend.Backend
 	// drv is the workspace's kind.
 	drv driver
+	// eng is the engine that opened the workspace (its host-source policy
+	// and configuration).
+	eng *Engine
 }
 
 // AbsPath returns the absolute path of the workspace-relative rel, as seen

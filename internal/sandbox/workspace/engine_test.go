@@ -59,8 +59,8 @@ func TestVanishedWorkspaceIsGone(t *testing.T) {
 	if err := os.RemoveAll(w.Root); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := eng.Stat(ctx, w.ID, "x", false); !errors.Is(err, ErrWorkspaceGone) {
-		t.Fatalf("Stat in vanished workspace = %v, want ErrWorkspaceGone", err)
+	if _, err := eng.Open(ctx, w.ID); !errors.Is(err, ErrWorkspaceGone) {
+		t.Fatalf("Open of a vanished workspace = %v, want ErrWorkspaceGone", err)
 	}
 }
 
@@ -82,7 +82,7 @@ func TestCopyHostFileChangedSincePlan(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(wd, "src.txt"), []byte("edited!"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = eng.CopyHostFile(ctx, w.ID, "dst.txt", "src.txt", Meta{Perm: 0o644}, d.SHA256)
+	_, err = w.CopyHostFile(ctx, "dst.txt", "src.txt", Meta{Perm: 0o644}, d.SHA256)
 	if !errors.Is(err, backend.ErrContentChanged) || !strings.Contains(err.Error(), "changed between plan and apply") {
 		t.Fatalf("CopyHostFile = %v, want a changed-since-plan error", err)
 	}
@@ -119,7 +119,7 @@ func TestSyncLocalDirChangedSincePlanAndRemoveForeign(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(src, "sub/b.txt"), []byte("B!"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = eng.SyncLocalDir(ctx, w.ID, "copy", "tree", Meta{Perm: 0o755}, &planned)
+	_, err = w.SyncLocalDir(ctx, "copy", "tree", Meta{Perm: 0o755}, &planned)
 	if !errors.Is(err, backend.ErrContentChanged) || !strings.Contains(err.Error(), "sub/b.txt changed after the plan") {
 		t.Fatalf("SyncLocalDir = %v, want an error naming sub/b.txt", err)
 	}
@@ -137,7 +137,7 @@ func TestSyncLocalDirChangedSincePlanAndRemoveForeign(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(src, "new.txt"), []byte("new"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = eng.SyncLocalDir(ctx, w.ID, "copy", "tree", Meta{Perm: 0o755}, &planned)
+	_, err = w.SyncLocalDir(ctx, "copy", "tree", Meta{Perm: 0o755}, &planned)
 	if err == nil || !strings.Contains(err.Error(), "new.txt was added to tree after the plan") {
 		t.Fatalf("SyncLocalDir = %v, want an error naming new.txt", err)
 	}
@@ -153,7 +153,7 @@ func TestSyncLocalDirChangedSincePlanAndRemoveForeign(t *testing.T) {
 		t.Fatal(err)
 	}
 	planned = SummarizeTree(tree)
-	if _, _, err := eng.SyncLocalDir(ctx, w.ID, "copy", "tree", Meta{Perm: 0o755}, &planned); err != nil {
+	if _, err := w.SyncLocalDir(ctx, "copy", "tree", Meta{Perm: 0o755}, &planned); err != nil {
 		t.Fatal(err)
 	}
 	if b, err := os.ReadFile(filepath.Join(w.Root, "copy/sub/b.txt")); err != nil || string(b) != "B!" {
@@ -162,7 +162,7 @@ func TestSyncLocalDirChangedSincePlanAndRemoveForeign(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(w.Root, "copy/sub/agent-notes.txt"), []byte("mine"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	warning, err := eng.RemoveLocalDir(ctx, w.ID, "copy", []string{"a.txt", "sub/b.txt"})
+	warning, err := w.RemoveTree(ctx, "copy", []string{"a.txt", "sub/b.txt"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,13 +44,12 @@ func applyMeta(ctx context.Context, b backend.Backend, rel string, m Meta) error
 	return b.Chmod(ctx, rel, m.Perm)
 }
 
-// Stat reports the state of rel in workspace id without following a final
+// WriteResult is what a file write put in the workspace.
+type WriteResult = backend.WriteResult
+
+// Stat reports the state of rel in the workspace without following a final
 // symlink; hash asks for the content hash of a regular file.
-func (e *Engine) Stat(ctx context.Context, id, rel string, hash bool) (EntryState, error) {
-	w, err := e.Open(ctx, id)
-	if err != nil {
-		return EntryState{}, err
-	}
+func (w *Workspace) Stat(ctx context.Context, rel string, hash bool) (EntryState, error) {
 	info, err := w.Backend.Stat(ctx, rel)
 	if errors.Is(err, backend.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		// A parent replaced by a file counts as missing, as a deletion.
@@ -71,46 +70,31 @@ func (e *Engine) Stat(ctx context.Context, id, rel string, hash bool) (EntryStat
 }
 
 // ApplyDir creates the directory rel (mkdir -p) and applies its metadata,
-// following the Python SDK's Dir apply (design/sdk-model.md §2.3). It returns the absolute path.
-func (e *Engine) ApplyDir(ctx context.Context, id, rel string, m Meta) (string, error) {
-	w, err := e.Open(ctx, id)
-	if err != nil {
-		return "", err
-	}
+// following the Python SDK's Dir apply (design/sdk-model.md §2.3).
+func (w *Workspace) ApplyDir(ctx context.Context, rel string, m Meta) error {
 	_, statErr := w.Backend.Stat(ctx, rel)
 	if err := w.Backend.MkdirAll(ctx, rel, m.Perm); err != nil {
-		return "", err
+		return err
 	}
 	if err := applyMeta(ctx, w.Backend, rel, m); err != nil {
 		if errors.Is(statErr, backend.ErrNotExist) {
 			_ = w.Backend.Remove(ctx, rel) // created just now: leave nothing untracked behind
 		}
-		return "", err
+		return err
 	}
-	return w.AbsPath(rel), nil
+	return nil
 }
 
 // ApplyMeta re-applies only the metadata of rel (an in-place update of
 // permissions or group).
-func (e *Engine) ApplyMeta(ctx context.Context, id, rel string, m Meta) error {
-	w, err := e.Open(ctx, id)
-	if err != nil {
-		return err
-	}
+func (w *Workspace) ApplyMeta(ctx context.Context, rel string, m Meta) error {
 	return applyMeta(ctx, w.Backend, rel, m)
 }
 
 // RemoveDir removes the directory rel if it is empty. A directory that
 // holds content the resource did not write is left in place and a warning
-// naming it is returned. A vanished workspace or directory is not an error.
-func (e *Engine) RemoveDir(ctx context.Context, id, rel string) (warning string, err error) {
-	w, err := e.Open(ctx, id)
-	if errors.Is(err, ErrWorkspaceGone) {
-		return "", nil
-	}
-	if err != nil {
-		return "", err
-	}
+// naming it is returned. A vanished directory is not an error.
+func (w *Workspace) RemoveDir(ctx context.Context, rel string) (warning string, err error) {
 	if rel == "." {
 		return "", nil
 	}
@@ -124,10 +108,7 @@ func (e *Engine) RemoveDir(ctx context.Context, id, rel string) (warning string,
 	if len(files) > 0 {
 		return leftInPlace(w.AbsPath(rel), len(files)), nil
 	}
-	if err := w.Backend.RemoveAll(ctx, rel); err != nil {
-		return "", err
-	}
-	return "", nil
+	return "", w.Backend.RemoveAll(ctx, rel)
 }
 
 // leftInPlace is the warning for a directory kept because it holds n files
@@ -139,52 +120,48 @@ func leftInPlace(abs string, n int) string {
 
 // WriteFile streams r into rel atomically, then applies the metadata. When
 // wantSHA256 is set, content that hashes differently is refused before it
-// lands (backend.ErrContentChanged).
-func (e *Engine) WriteFile(ctx context.Context, id, rel string, r io.Reader, m Meta, wantSHA256 string) (backend.WriteResult, string, error) {
-	w, err := e.Open(ctx, id)
-	if err != nil {
-		return backend.WriteResult{}, "", err
-	}
+// lands (an error wrapping ErrContentChanged).
+func (w *Workspace) WriteFile(ctx context.Context, rel string, r io.Reader, m Meta, wantSHA256 string) (WriteResult, error) {
 	_, statErr := w.Backend.Stat(ctx, rel)
 	res, err := w.Backend.WriteFile(ctx, rel, r, m.Perm, wantSHA256)
 	if err != nil {
-		return res, "", err
+		return res, err
 	}
 	if err := applyMeta(ctx, w.Backend, rel, m); err != nil {
 		if errors.Is(statErr, backend.ErrNotExist) {
 			_ = w.Backend.Remove(ctx, rel) // created just now: leave nothing untracked behind
 		}
-		return res, "", err
+		return res, err
 	}
-	return res, w.AbsPath(rel), nil
+	return res, nil
 }
+
+// ErrEscapesRoot is wrapped when a symlink inside the workspace stands
+// where an entry or one of its parents should be; it is never followed.
+var ErrEscapesRoot = backend.ErrEscapesRoot
+
+// ErrContentChanged is wrapped when written content does not hash to the
+// digest the plan showed; nothing was written.
+var ErrContentChanged = backend.ErrContentChanged
 
 // CopyHostFile copies the host source src (confined and opened as the
 // Python SDK's LocalFile, design/sdk-model.md §2.4) into rel. wantSHA256 is the digest taken at
-// plan time: a source edited since then fails with an error saying so and
-// leaves the workspace untouched.
-func (e *Engine) CopyHostFile(ctx context.Context, id, rel, src string, m Meta, wantSHA256 string) (backend.WriteResult, string, error) {
-	f, _, err := e.HostSources().OpenFile(ctx, src)
+// plan time: a source edited since then fails with an error wrapping
+// ErrSourceChanged and leaves the workspace untouched.
+func (w *Workspace) CopyHostFile(ctx context.Context, rel, src string, m Meta, wantSHA256 string) (WriteResult, error) {
+	f, _, err := w.eng.HostSources().OpenFile(ctx, src)
 	if err != nil {
-		return backend.WriteResult{}, "", err
+		return WriteResult{}, err
 	}
 	defer f.Close()
-	res, abs, err := e.WriteFile(ctx, id, rel, f, m, wantSHA256)
+	res, err := w.WriteFile(ctx, rel, f, m, wantSHA256)
 	if errors.Is(err, backend.ErrContentChanged) {
-		return res, "", fmt.Errorf("host source %s changed between plan and apply (planned sha256 %s): %w: %w", src, wantSHA256, ErrSourceChanged, err)
+		return res, fmt.Errorf("host source %s changed between plan and apply (planned sha256 %s): %w: %w", src, wantSHA256, ErrSourceChanged, err)
 	}
-	return res, abs, err
+	return res, err
 }
 
-// RemoveFile deletes the file rel. Missing files and vanished workspaces
-// are not errors.
-func (e *Engine) RemoveFile(ctx context.Context, id, rel string) error {
-	w, err := e.Open(ctx, id)
-	if errors.Is(err, ErrWorkspaceGone) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
+// RemoveFile deletes the file rel. A missing file is not an error.
+func (w *Workspace) RemoveFile(ctx context.Context, rel string) error {
 	return w.Backend.Remove(ctx, rel)
 }

@@ -13,13 +13,17 @@ import (
 // as ["sh", "-lc", script].
 func ShellArgv(script string) []string { return []string{"sh", "-lc", script} }
 
-// Exec runs req in workspace id with the workspace's environment underneath
-// req.Env. A non-zero exit is returned in the result, not as an error.
-func (e *Engine) Exec(ctx context.Context, id string, req backend.ExecRequest) (sandbox.ExecResult, error) {
-	w, err := e.Open(ctx, id)
-	if err != nil {
-		return sandbox.ExecResult{}, err
-	}
+// ExecRequest is a command to run in a workspace.
+type ExecRequest = backend.ExecRequest
+
+// ErrExecTimeout is wrapped when a command outlived its timeout (the
+// Python SDK's ExecTimeoutError).
+var ErrExecTimeout = backend.ErrExecTimeout
+
+// Exec runs req in the workspace with the workspace's environment
+// underneath req.Env. A non-zero exit is returned in the result, not as an
+// error.
+func (w *Workspace) Exec(ctx context.Context, req ExecRequest) (sandbox.ExecResult, error) {
 	// A container has the workspace environment as its own; a local
 	// workspace's is in its marker.
 	env := maps.Clone(w.Environment)
@@ -29,24 +33,21 @@ func (e *Engine) Exec(ctx context.Context, id string, req backend.ExecRequest) (
 	maps.Copy(env, req.Env)
 	req.Env = env
 	if req.WorkDir != "" {
+		var err error
 		if req.WorkDir, err = sandbox.NormalizeSandboxCwd(req.WorkDir); err != nil {
 			return sandbox.ExecResult{}, err
 		}
 	}
 	res, err := w.Backend.Exec(ctx, req)
 	if err != nil {
-		return res, fmt.Errorf("running %q in workspace %s: %w", req.Argv, id, err)
+		return res, fmt.Errorf("running %q in workspace %s: %w", req.Argv, w.ID, err)
 	}
 	return res, nil
 }
 
-// SetEnvironment replaces the environment of workspace id where it can
+// SetEnvironment replaces the environment of the workspace where it can
 // change in place (a local workspace's; a container's is fixed when it is
 // created).
-func (e *Engine) SetEnvironment(ctx context.Context, id string, env map[string]string) error {
-	w, err := e.Open(ctx, id)
-	if err != nil {
-		return err
-	}
+func (w *Workspace) SetEnvironment(ctx context.Context, env map[string]string) error {
 	return w.drv.setEnvironment(ctx, w, env)
 }

@@ -5,25 +5,27 @@ import (
 	"maps"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 )
 
+// SecretExec is the outcome of ExecSecret: the output as the command
+// printed it, and the secrets the caller must keep out of anything it
+// stores or shows.
+type SecretExec struct {
+	sandbox.ExecResult
+	// Secrets holds the values of the secret environment given and of the
+	// workspace's own (a docker workspace's DockerSpec.SecretEnvironment).
+	Secrets sandbox.Secrets
+}
+
 // ExecSecret runs req as Exec does, with secretEnv added to its environment
-// over req.Env. It returns the output as the command printed it, together
-// with the secrets the caller must keep out of anything it stores or shows:
-// the values of secretEnv and of the workspace's own secret environment (a
-// docker workspace's DockerSpec.SecretEnvironment). The error, if any, has
-// them redacted already and still matches backend.ErrExecTimeout and
-// ErrWorkspaceGone.
-func (e *Engine) ExecSecret(ctx context.Context, id string, req backend.ExecRequest, secretEnv map[string]string) (sandbox.ExecResult, sandbox.Secrets, error) {
+// over req.Env. The error, if any, has the secrets redacted already and
+// still matches ErrExecTimeout, ErrWorkspaceGone and ErrWorkspaceStopped;
+// the result's Secrets are set even then.
+func (w *Workspace) ExecSecret(ctx context.Context, req ExecRequest, secretEnv map[string]string) (SecretExec, error) {
 	secrets := envSecrets(secretEnv)
-	w, err := e.Open(ctx, id)
-	if err != nil {
-		return sandbox.ExecResult{}, secrets, secrets.Error(err, ErrWorkspaceGone)
-	}
 	values, err := w.drv.secretEnvironment(ctx, w)
 	if err != nil {
-		return sandbox.ExecResult{}, secrets, secrets.Error(err, ErrWorkspaceStopped)
+		return SecretExec{Secrets: secrets}, secrets.Error(err, ErrWorkspaceStopped)
 	}
 	secrets = secrets.With(values...)
 	if len(secretEnv) > 0 {
@@ -34,8 +36,8 @@ func (e *Engine) ExecSecret(ctx context.Context, id string, req backend.ExecRequ
 		maps.Copy(env, secretEnv)
 		req.Env = env
 	}
-	res, err := e.Exec(ctx, id, req)
-	return res, secrets, secrets.Error(err, backend.ErrExecTimeout, ErrWorkspaceGone, ErrWorkspaceStopped)
+	res, err := w.Exec(ctx, req)
+	return SecretExec{ExecResult: res, Secrets: secrets}, secrets.Error(err, ErrExecTimeout, ErrWorkspaceGone, ErrWorkspaceStopped)
 }
 
 // envSecrets is the set of the values of env.

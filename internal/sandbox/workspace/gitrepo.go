@@ -27,23 +27,27 @@ func (e *Engine) ResolveGitRef(ctx context.Context, s gitrepo.Source, ref string
 	return gitrepo.Resolve(ctx, s, ref)
 }
 
+// GitCheckout is what SyncGitRepo put in the workspace.
+type GitCheckout struct {
+	// Tree is the copied tree.
+	Tree TreeSummary
+	// Commit is the 40-hex commit checked out.
+	Commit string
+}
+
 // SyncGitRepo fetches g into a temporary host directory, makes the
-// directory rel of workspace id hold exactly its files (as SyncLocalDir:
-// changed files copied, others removed, unchanged ones untouched, streamed
-// to containers), then removes the temporary directory. It returns the
-// tree, the absolute path of rel and the commit checked out.
-func (e *Engine) SyncGitRepo(ctx context.Context, id, rel string, g GitRepo, m Meta) (TreeSummary, string, string, error) {
-	if _, err := e.Open(ctx, id); err != nil {
-		return TreeSummary{}, "", "", err
-	}
+// directory rel hold exactly its files (as SyncLocalDir: changed files
+// copied, others removed, unchanged ones untouched, streamed to
+// containers), then removes the temporary directory.
+func (w *Workspace) SyncGitRepo(ctx context.Context, rel string, g GitRepo, m Meta) (GitCheckout, error) {
 	co, err := gitrepo.Fetch(ctx, g.Source, g.Ref, g.Commit, g.Subpath)
 	if err != nil {
-		return TreeSummary{}, "", "", err
+		return GitCheckout{}, err
 	}
 	defer func() { _ = co.Close() }()
-	tree, abs, err := e.SyncHostTree(ctx, id, rel, co.Dir, m, nil)
+	tree, err := w.syncHostTree(ctx, rel, co.Dir, m)
 	if err != nil {
-		return TreeSummary{}, "", "", err
+		return GitCheckout{}, err
 	}
-	return tree, abs, co.Commit, nil
+	return GitCheckout{Tree: tree, Commit: co.Commit}, nil
 }

@@ -31,11 +31,11 @@ func TestOpenFromIDAlone(t *testing.T) {
 	if got.Root != w.Root || got.UUID != w.UUID || got.Environment["GREETING"] != "hi" {
 		t.Fatalf("Open = %+v, want root %s and the environment", got, w.Root)
 	}
-	res, err := other.Exec(ctx, w.ID, execReq("printf %s \"$GREETING\""))
+	res, err := got.Exec(ctx, execReq("printf %s \"$GREETING\""))
 	if err != nil || string(res.Stdout) != "hi" {
 		t.Fatalf("Exec = %q, %v; want the workspace environment", res.Stdout, err)
 	}
-	if err := other.SetEnvironment(ctx, w.ID, map[string]string{"GREETING": "hello"}); err != nil {
+	if err := got.SetEnvironment(ctx, map[string]string{"GREETING": "hello"}); err != nil {
 		t.Fatal(err)
 	}
 	if m, _ := local.ReadMarker(w.Root); m.Environment["GREETING"] != "hello" {

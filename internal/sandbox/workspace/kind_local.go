@@ -39,7 +39,7 @@ func (e *Engine) CreateLocal(ctx context.Context, spec LocalSpec) (*Workspace, e
 	if err := local.ClaimMarker(root, local.Marker{ID: id, Environment: spec.Environment}); err != nil {
 		return nil, err
 	}
-	return &Workspace{ID: LocalID(id, root), UUID: id, Kind: local.Kind, Root: root, Running: true, Environment: spec.Environment, Backend: b, drv: e.drivers[local.Kind]}, nil
+	return &Workspace{ID: LocalID(id, root), UUID: id, Kind: local.Kind, Root: root, Running: true, Environment: spec.Environment, Backend: b, drv: e.drivers[local.Kind], eng: e}, nil
 }
 
 // AdoptLocal finds the local workspace whose root is root (import). Only a
@@ -84,7 +84,7 @@ func (d localDriver) open(ctx context.Context, ref Ref) (*Workspace, error) {
 			ErrNotWorkspace, ref.Root, m.ID, ref.UUID)
 	}
 	return &Workspace{ID: LocalID(ref.UUID, ref.Root), UUID: ref.UUID, Kind: local.Kind, Root: ref.Root, Running: true,
-		Environment: m.Environment, Backend: b, drv: d}, nil
+		Environment: m.Environment, Backend: b, drv: d, eng: d.e}, nil
 }
 
 // destroy removes the root and everything below it (never the mounted

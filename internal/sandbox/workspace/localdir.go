@@ -90,21 +90,26 @@ func (e *Engine) checkSourceDir(id, src string) error {
 	return nil
 }
 
-// ReadLocalDir lists what is in the copied directory rel of workspace id.
-func (e *Engine) ReadLocalDir(ctx context.Context, id, rel string) (EntryState, TreeSummary, error) {
-	st, err := e.Stat(ctx, id, rel, false)
+// TreeState is what Read sees of a copied directory: the directory itself
+// and, when it is one, the files below it.
+type TreeState struct {
+	EntryState
+	// Tree summarises the files below the directory (empty when the path
+	// is missing or not a directory).
+	Tree TreeSummary
+}
+
+// ReadTree lists what is in the copied directory rel.
+func (w *Workspace) ReadTree(ctx context.Context, rel string) (TreeState, error) {
+	st, err := w.Stat(ctx, rel, false)
 	if err != nil || !st.Exists || !st.Info.IsDir {
-		return st, TreeSummary{}, err
-	}
-	w, err := e.Open(ctx, id)
-	if err != nil {
-		return EntryState{}, TreeSummary{}, err
+		return TreeState{EntryState: st}, err
 	}
 	files, err := w.Backend.WalkFiles(ctx, rel)
 	if err != nil {
-		return EntryState{}, TreeSummary{}, err
+		return TreeState{}, err
 	}
-	return st, summarizeWorkspace(files), nil
+	return TreeState{EntryState: st, Tree: summarizeWorkspace(files)}, nil
 }
 
 // SyncLocalDir makes the directory rel of workspace id hold exactly the
@@ -119,40 +124,36 @@ func (e *Engine) ReadLocalDir(ctx context.Context, id, rel string) (EntryState, 
 // removed since the plan fails the apply with an error naming it (files
 // already copied are complete: every write is atomic). Without it (a
 // source unknown at plan time), the tree is hashed first.
-func (e *Engine) SyncLocalDir(ctx context.Context, id, rel, src string, m Meta, planned *TreeSummary) (TreeSummary, string, error) {
-	if err := e.checkSourceDir(id, src); err != nil {
-		return TreeSummary{}, "", err
+func (w *Workspace) SyncLocalDir(ctx context.Context, rel, src string, m Meta, planned *TreeSummary) (TreeSummary, error) {
+	if err := w.eng.checkSourceDir(w.ID, src); err != nil {
+		return TreeSummary{}, err
 	}
-	return e.syncTree(ctx, id, rel, e.HostSources(), src, m, planned)
+	return w.syncTree(ctx, rel, w.eng.HostSources(), src, m, planned)
 }
 
-// SyncHostTree is SyncLocalDir for a host directory the engine itself
+// syncHostTree is SyncLocalDir for a host directory the engine itself
 // prepared (a Git checkout in a temporary directory): dir is absolute and
 // is read by the same no-follow rules, but is not confined to the working
 // directory or the grants.
-func (e *Engine) SyncHostTree(ctx context.Context, id, rel, dir string, m Meta, planned *TreeSummary) (TreeSummary, string, error) {
-	return e.syncTree(ctx, id, rel, sandbox.HostSourcePolicy{BaseDir: dir}, ".", m, planned)
+func (w *Workspace) syncHostTree(ctx context.Context, rel, dir string, m Meta) (TreeSummary, error) {
+	return w.syncTree(ctx, rel, sandbox.HostSourcePolicy{BaseDir: dir}, ".", m, nil)
 }
 
-func (e *Engine) syncTree(ctx context.Context, id, rel string, host sandbox.HostSourcePolicy, src string, m Meta, planned *TreeSummary) (TreeSummary, string, error) {
-	w, err := e.Open(ctx, id)
-	if err != nil {
-		return TreeSummary{}, "", err
-	}
+func (w *Workspace) syncTree(ctx context.Context, rel string, host sandbox.HostSourcePolicy, src string, m Meta, planned *TreeSummary) (TreeSummary, error) {
 	if bw, ok := w.Backend.(backend.BatchWriter); ok {
 		return syncBatch(ctx, w, bw, host, rel, src, m, planned)
 	}
 	if planned == nil || planned.SHA256 == "" {
 		tree, err := host.ScanDir(ctx, src)
 		if err != nil {
-			return TreeSummary{}, "", err
+			return TreeSummary{}, err
 		}
 		s := SummarizeTree(tree)
 		planned = &s
 	}
 	existing, err := prepareTree(ctx, w.Backend, rel, m.Perm, planned.Files)
 	if err != nil {
-		return TreeSummary{}, "", err
+		return TreeSummary{}, err
 	}
 	var (
 		mu   sync.Mutex
@@ -181,7 +182,7 @@ func (e *Engine) syncTree(ctx context.Context, id, rel string, host sandbox.Host
 		return err
 	})
 	if err != nil {
-		return TreeSummary{}, "", err
+		return TreeSummary{}, err
 	}
 	var missing []string
 	for p := range planned.Files {
@@ -191,12 +192,12 @@ func (e *Engine) syncTree(ctx context.Context, id, rel string, host sandbox.Host
 	}
 	if len(missing) > 0 {
 		sort.Strings(missing)
-		return TreeSummary{}, "", fmt.Errorf("host source directory %s changed between plan and apply (removed %s): %w", src, strings.Join(missing, ", "), ErrSourceChanged)
+		return TreeSummary{}, fmt.Errorf("host source directory %s changed between plan and apply (removed %s): %w", src, strings.Join(missing, ", "), ErrSourceChanged)
 	}
 	if err := applyMeta(ctx, w.Backend, rel, m); err != nil {
-		return TreeSummary{}, "", err
+		return TreeSummary{}, err
 	}
-	return *planned, w.AbsPath(rel), nil
+	return *planned, nil
 }
 
 // prepareTree makes the directory rel ready to receive a copy whose files
@@ -230,19 +231,12 @@ func prepareTree(ctx context.Context, b backend.Backend, rel string, perm fs.Fil
 	return existing, nil
 }
 
-// RemoveLocalDir removes the files a local_dir entry wrote (files, relative
+// RemoveTree removes the files a copied tree wrote (files, relative
 // to rel), then the directories left empty, then rel itself when empty, in
 // one backend operation (one round trip into a container, whatever the
 // number of files). Content the resource did not write is left in place,
 // and the returned warning names it.
-func (e *Engine) RemoveLocalDir(ctx context.Context, id, rel string, files []string) (string, error) {
-	w, err := e.Open(ctx, id)
-	if errors.Is(err, ErrWorkspaceGone) {
-		return "", nil
-	}
-	if err != nil {
-		return "", err
-	}
+func (w *Workspace) RemoveTree(ctx context.Context, rel string, files []string) (warning string, err error) {
 	rep, err := w.Backend.RemoveTree(ctx, rel, files)
 	if err != nil {
 		return "", err
@@ -270,19 +264,19 @@ func joinRel(base, rel string) string {
 // host tree is hashed and compared with the plan first, then the files that
 // differ go into the workspace as one stream, each checked against its
 // SHA-256 on arrival.
-func syncBatch(ctx context.Context, w *Workspace, bw backend.BatchWriter, host sandbox.HostSourcePolicy, rel, src string, m Meta, planned *TreeSummary) (TreeSummary, string, error) {
+func syncBatch(ctx context.Context, w *Workspace, bw backend.BatchWriter, host sandbox.HostSourcePolicy, rel, src string, m Meta, planned *TreeSummary) (TreeSummary, error) {
 	tree, err := host.ScanDir(ctx, src)
 	if err != nil {
-		return TreeSummary{}, "", err
+		return TreeSummary{}, err
 	}
 	if planned != nil && planned.SHA256 != "" && planned.SHA256 != tree.SHA256 {
-		return TreeSummary{}, "", fmt.Errorf("host source directory %s changed between plan and apply (%s): %w",
+		return TreeSummary{}, fmt.Errorf("host source directory %s changed between plan and apply (%s): %w",
 			src, describeChange(planned.Files, SummarizeTree(tree).Files), ErrSourceChanged)
 	}
 	summary := SummarizeTree(tree)
 	existing, err := prepareTree(ctx, w.Backend, rel, m.Perm, summary.Files)
 	if err != nil {
-		return TreeSummary{}, "", err
+		return TreeSummary{}, err
 	}
 	var todo []sandbox.TreeFile
 	for _, f := range tree.Files {
@@ -292,19 +286,19 @@ func syncBatch(ctx context.Context, w *Workspace, bw backend.BatchWriter, host s
 			todo = append(todo, f)
 		case cur.Perm != f.Perm:
 			if err := w.Backend.Chmod(ctx, joinRel(rel, f.Rel), f.Perm); err != nil {
-				return TreeSummary{}, "", err
+				return TreeSummary{}, err
 			}
 		}
 	}
 	if len(todo) > 0 {
 		if err := copyTreeBatch(ctx, bw, host, tree, rel, todo); err != nil {
-			return TreeSummary{}, "", err
+			return TreeSummary{}, err
 		}
 	}
 	if err := applyMeta(ctx, w.Backend, rel, m); err != nil {
-		return TreeSummary{}, "", err
+		return TreeSummary{}, err
 	}
-	return summary, w.AbsPath(rel), nil
+	return summary, nil
 }
 
 // copyTreeBatch streams todo to a BatchWriter; each host file is reopened
@@ -357,11 +351,7 @@ var ErrOccupied = errors.New("the path already holds files")
 // directory hold exactly its source, so they would be deleted or
 // overwritten, and the provider never removes what it did not write to make
 // room. A missing or empty directory passes. It only reads.
-func (e *Engine) CheckFreshTree(ctx context.Context, id, rel string) error {
-	w, err := e.Open(ctx, id)
-	if err != nil {
-		return err
-	}
+func (w *Workspace) CheckFreshTree(ctx context.Context, rel string) error {
 	files, err := w.Backend.WalkFiles(ctx, rel)
 	if errors.Is(err, backend.ErrNotExist) || (err == nil && len(files) == 0) {
 		return nil

@@ -3,7 +3,6 @@ package workspace
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -11,7 +10,7 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 )
 
-// ApplyManifest materialises the plan's entries in workspace id in walk
+// ApplyManifest materialises the plan's entries in the workspace in walk
 // order, as the Python SDK's manifest application does (design/sdk-model.md §2, §4): a dir is
 // created (mkdir -p) and its metadata applied before its children; a file
 // is written atomically; a local_file source is copied and checked against
@@ -21,55 +20,50 @@ import (
 // applied (ManifestPlan.Expected). A host source changed since the plan
 // fails the apply naming it; entries applied before stay (every write is
 // atomic).
-func (e *Engine) ApplyManifest(ctx context.Context, id string, p *ManifestPlan) (ManifestResult, error) {
+func (w *Workspace) ApplyManifest(ctx context.Context, p *ManifestPlan) (ManifestResult, error) {
 	for _, pe := range p.Entries {
-		if err := e.applyEntry(ctx, id, pe); err != nil {
+		if err := w.applyEntry(ctx, pe); err != nil {
 			return ManifestResult{}, fmt.Errorf("entry %q (%s): %w", pe.Path, pe.Entry.Type, err)
 		}
 	}
 	return p.Expected(), nil
 }
 
-func (e *Engine) applyEntry(ctx context.Context, id string, pe PlannedEntry) error {
+func (w *Workspace) applyEntry(ctx context.Context, pe PlannedEntry) error {
 	meta := pe.Meta()
 	switch pe.Entry.Type {
 	case "dir":
-		_, err := e.ApplyDir(ctx, id, pe.Path, meta)
-		return err
+		return w.ApplyDir(ctx, pe.Path, meta)
 	case "file":
 		content, _ := pe.Entry.StringField("content")
-		_, _, err := e.WriteFile(ctx, id, pe.Path, bytes.NewReader([]byte(content)), meta, pe.SHA256)
+		_, err := w.WriteFile(ctx, pe.Path, bytes.NewReader([]byte(content)), meta, pe.SHA256)
 		return err
 	case "local_file":
-		_, _, err := e.CopyHostFile(ctx, id, pe.Path, pe.Source(), meta, pe.SHA256)
+		_, err := w.CopyHostFile(ctx, pe.Path, pe.Source(), meta, pe.SHA256)
 		return err
 	case "local_dir":
 		if pe.Source() == "" {
-			_, err := e.ApplyDir(ctx, id, pe.Path, meta)
-			return err
+			return w.ApplyDir(ctx, pe.Path, meta)
 		}
-		_, _, err := e.SyncLocalDir(ctx, id, pe.Path, pe.Source(), meta, pe.Tree)
+		_, err := w.SyncLocalDir(ctx, pe.Path, pe.Source(), meta, pe.Tree)
 		return err
 	}
 	return &UnsupportedEntryError{Path: pe.Path, Type: pe.Entry.Type}
 }
 
-// ReadManifest observes the plan's entries in workspace id, reading only
+// ReadManifest observes the plan's entries in the workspace, reading only
 // the workspace (never the host): each entry's mode, group and, for files,
 // the SHA-256 of what is there; for local_dir copies, every file below
 // them. A missing entry has empty Permissions; a file that is not a
 // regular file (or a dir that is not a directory) has an empty SHA256 and
 // Permissions. Compared with ManifestPlan.Expected, any difference is
-// drift. A vanished workspace gives an error wrapping ErrWorkspaceGone.
-func (e *Engine) ReadManifest(ctx context.Context, id string, p *ManifestPlan) (ManifestResult, error) {
-	if _, err := e.Open(ctx, id); err != nil {
-		return ManifestResult{}, err
-	}
+// drift.
+func (w *Workspace) ReadManifest(ctx context.Context, p *ManifestPlan) (ManifestResult, error) {
 	r := ManifestResult{Entries: map[string]EntryResult{}, Files: map[string]string{}}
 	for _, pe := range p.Entries {
 		res := EntryResult{Type: pe.Entry.Type}
 		isFile := pe.Entry.Type == "file" || pe.Entry.Type == "local_file"
-		st, err := e.Stat(ctx, id, pe.Path, isFile)
+		st, err := w.Stat(ctx, pe.Path, isFile)
 		if err != nil {
 			return ManifestResult{}, err
 		}
@@ -84,12 +78,12 @@ func (e *Engine) ReadManifest(ctx context.Context, id string, p *ManifestPlan) (
 			res.SHA256 = st.SHA256
 			r.Files[pe.Path] = st.SHA256
 		case pe.Entry.Type == "local_dir" && pe.Source() != "" && res.Permissions != "":
-			_, tree, err := e.ReadLocalDir(ctx, id, pe.Path)
+			ts, err := w.ReadTree(ctx, pe.Path)
 			if err != nil {
 				return ManifestResult{}, err
 			}
-			res.SHA256 = tree.SHA256
-			for rel, sum := range tree.Files {
+			res.SHA256 = ts.Tree.SHA256
+			for rel, sum := range ts.Tree.Files {
 				r.Files[joinRel(pe.Path, rel)] = sum
 			}
 		}
@@ -98,19 +92,12 @@ func (e *Engine) ReadManifest(ctx context.Context, id string, p *ManifestPlan) (
 	return r, nil
 }
 
-// RemoveManifest undoes a manifest in workspace id, removing only what it
+// RemoveManifest undoes a manifest in the workspace, removing only what it
 // wrote: the files listed in files (workspace-relative paths), then, in
 // reverse walk order, every directory the entries created, each only when
 // empty. Directories holding content the manifest did not write are left
-// in place; the returned warnings name them. A vanished workspace is not
-// an error.
-func (e *Engine) RemoveManifest(ctx context.Context, id string, entries []PlannedEntry, files []string) ([]string, error) {
-	w, err := e.Open(ctx, id)
-	if errors.Is(err, ErrWorkspaceGone) {
-		return nil, nil
-	} else if err != nil {
-		return nil, err
-	}
+// in place; the returned warnings name them.
+func (w *Workspace) RemoveManifest(ctx context.Context, entries []PlannedEntry, files []string) (warnings []string, err error) {
 	copies, rest := filesByCopy(entries, files)
 	for c, list := range copies {
 		// One round trip per copy, whatever its size; what it leaves is
@@ -120,7 +107,7 @@ func (e *Engine) RemoveManifest(ctx context.Context, id string, entries []Planne
 		}
 	}
 	for _, f := range rest {
-		if err := e.RemoveFile(ctx, id, f); err != nil {
+		if err := w.RemoveFile(ctx, f); err != nil {
 			return nil, err
 		}
 	}
@@ -144,19 +131,18 @@ func (e *Engine) RemoveManifest(ctx context.Context, id string, entries []Planne
 		}
 		return dirs[i] > dirs[j]
 	})
-	var warnings []string
 	done := map[string]bool{}
 	for _, d := range dirs {
 		if done[d] {
 			continue
 		}
 		done[d] = true
-		w, err := e.RemoveDir(ctx, id, d)
+		warning, err := w.RemoveDir(ctx, d)
 		if err != nil {
 			return warnings, err
 		}
-		if w != "" && isEntryPath(entries, d) {
-			warnings = append(warnings, w)
+		if warning != "" && isEntryPath(entries, d) {
+			warnings = append(warnings, warning)
 		}
 	}
 	return warnings, nil

@@ -47,7 +47,7 @@ func TestManifestApplyReadRemove(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	applied, err := eng.ApplyManifest(ctx, w.ID, plan)
+	applied, err := w.ApplyManifest(ctx, plan)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestManifestApplyReadRemove(t *testing.T) {
 	if applied.Files["docs/readme.md"] != sumOf("hello") || applied.Files["skills/a.md"] != sumOf("a") {
 		t.Errorf("files = %v", applied.Files)
 	}
-	read, err := eng.ReadManifest(ctx, w.ID, plan)
+	read, err := w.ReadManifest(ctx, plan)
 	if err != nil || !reflect.DeepEqual(read, applied) {
 		t.Fatalf("read %v (%v) != applied %v", read, err, applied)
 	}
@@ -78,7 +78,7 @@ func TestManifestApplyReadRemove(t *testing.T) {
 	_ = os.Chmod(filepath.Join(w.Root, "bin/tool.sh"), 0o600)
 	_ = os.WriteFile(filepath.Join(w.Root, "skills/extra"), []byte("x"), 0o600)
 	_ = os.Remove(filepath.Join(w.Root, "empty"))
-	read, err = eng.ReadManifest(ctx, w.ID, plan)
+	read, err = w.ReadManifest(ctx, plan)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,10 +86,10 @@ func TestManifestApplyReadRemove(t *testing.T) {
 		read.Files["skills/extra"] == "" || read.Entries["empty"].Permissions != "" {
 		t.Fatalf("drift not seen: %+v", read)
 	}
-	if _, err := eng.ApplyManifest(ctx, w.ID, plan); err != nil {
+	if _, err := w.ApplyManifest(ctx, plan); err != nil {
 		t.Fatal(err)
 	}
-	if read, _ = eng.ReadManifest(ctx, w.ID, plan); !reflect.DeepEqual(read, applied) {
+	if read, _ = w.ReadManifest(ctx, plan); !reflect.DeepEqual(read, applied) {
 		t.Fatalf("not repaired: %+v", read)
 	}
 	// Destroy removes only what the manifest wrote.
@@ -98,7 +98,7 @@ func TestManifestApplyReadRemove(t *testing.T) {
 	for f := range applied.Files {
 		files = append(files, f)
 	}
-	warnings, err := eng.RemoveManifest(ctx, w.ID, plan.Entries, files)
+	warnings, err := w.RemoveManifest(ctx, plan.Entries, files)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -305,7 +305,7 @@ type mountSession struct {
 func (s *mountSession) Root() string { return s.w.Root }
 
 func (s *mountSession) Exec(ctx context.Context, argv []string) (mount.ExecResult, error) {
-	res, err := s.e.Exec(ctx, s.w.ID, backend.ExecRequest{Argv: argv, Timeout: MountCommandTimeout})
+	res, err := s.w.Exec(ctx, ExecRequest{Argv: argv, Timeout: MountCommandTimeout})
 	if err != nil {
 		return mount.ExecResult{}, err
 	}

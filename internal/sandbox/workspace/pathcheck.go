@@ -70,18 +70,10 @@ func (e *ObstructionError) Unwrap() error {
 
 const foundSymlink = "a symlink"
 
-// CheckEntryPath observes what is at rel in workspace id, changing
-// nothing, and returns an *ObstructionError when an entry of kind want
-// cannot be applied there. Nothing at rel, what want names, and a vanished
-// workspace (planned for re-creation) are fine.
-func (e *Engine) CheckEntryPath(ctx context.Context, id, rel string, want EntryKind) error {
-	w, err := e.Open(ctx, id)
-	if errors.Is(err, ErrWorkspaceGone) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
+// CheckEntryPath observes what is at rel, changing nothing, and returns an
+// *ObstructionError when an entry of kind want cannot be applied there.
+// Nothing at rel and what want names are fine.
+func (w *Workspace) CheckEntryPath(ctx context.Context, rel string, want EntryKind) error {
 	return checkEntryPath(ctx, w.Backend, rel, want)
 }
 
@@ -131,14 +123,7 @@ func describe(info backend.FileInfo) string {
 
 // CheckManifestPaths is CheckEntryPath for every entry of a manifest plan,
 // in walk order; it returns the obstructions found, joined.
-func (e *Engine) CheckManifestPaths(ctx context.Context, id string, p *ManifestPlan) error {
-	w, err := e.Open(ctx, id)
-	if errors.Is(err, ErrWorkspaceGone) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
+func (w *Workspace) CheckManifestPaths(ctx context.Context, p *ManifestPlan) error {
 	var (
 		errs    []error
 		blocked []string

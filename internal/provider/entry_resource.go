@@ -1,0 +1,303 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
+)
+
+var (
+	_ resource.ResourceWithConfigure        = (*entryResource[entryModel, *entryModel])(nil)
+	_ resource.ResourceWithImportState      = (*entryResource[entryModel, *entryModel])(nil)
+	_ resource.ResourceWithModifyPlan       = (*entryResource[entryModel, *entryModel])(nil)
+	_ resource.ResourceWithValidateConfig   = (*entryResource[entryModel, *entryModel])(nil)
+	_ resource.ResourceWithConfigValidators = (*entryResource[entryModel, *entryModel])(nil)
+	_ resource.ResourceWithUpgradeState     = (*entryResource[entryModel, *entryModel])(nil)
+)
+
+// entryModelPtr is a pointer to an entry resource's model, which embeds
+// entryModel (the attributes every entry has).
+type entryModelPtr[M any] interface {
+	*M
+	common() *entryModel
+}
+
+// entryKind is what one entry resource (sandbox_dir, sandbox_file,
+// sandbox_local_dir, sandbox_git_repo) adds to entryResource, which
+// implements Read, Delete, Import, Configure and the frame of plan and
+// apply once for all of them.
+type entryKind[P any] interface {
+	// typeName is the resource type name without the provider's prefix.
+	typeName() string
+	// schema is the resource's schema (entryAttributes plus its own).
+	schema() schema.Schema
+	// makes is what the entry puts at its path, a file or a directory.
+	makes() workspace.EntryKind
+	// render sets manifest_entry from m; cfg is the configuration, nil
+	// when m comes from state.
+	render(m, cfg P) error
+	// plan sets the kind's computed attributes of the planned m, after the
+	// path checks and render have run.
+	plan(ctx context.Context, eng *workspace.Engine, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, m, cfg P)
+	// apply materialises m in the workspace and sets its computed
+	// attributes; it reports its own diagnostics.
+	apply(ctx context.Context, a entryApply[P], diags *diag.Diagnostics)
+	// observe reads the entry at rel into m (drift shows as a difference
+	// from state) and returns what stands at rel.
+	observe(ctx context.Context, ws *workspace.Workspace, m P, rel string) (workspace.EntryState, error)
+	// remove deletes what the entry wrote and returns a warning naming what
+	// was left in place.
+	remove(ctx context.Context, ws *workspace.Workspace, m P, rel string, private privateGetter) (warning string, err error)
+}
+
+// entryApply is what an apply step gets: the planned model (to update),
+// the configuration (write-only values live only there), the prior state
+// (nil on create), the workspace, the normalised path and the metadata.
+type entryApply[P any] struct {
+	m, cfg, prior P
+	eng           *workspace.Engine
+	ws            *workspace.Workspace
+	rel           string
+	meta          workspace.Meta
+	private       privateState
+}
+
+// Optional parts of an entry kind.
+type (
+	entryConfigValidators interface {
+		configValidators() []resource.ConfigValidator
+	}
+	entryValidator[P any] interface {
+		validate(cfg P, diags *diag.Diagnostics)
+	}
+	entryUpgrader interface {
+		upgraders() map[int64]resource.StateUpgrader
+	}
+)
+
+type privateGetter interface {
+	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
+}
+
+type privateSetter interface {
+	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
+}
+
+type privateState interface {
+	privateSetter
+	privateGetter
+}
+
+// entryResource is the one implementation behind the entry resources; k
+// says which Python SDK entry it is.
+type entryResource[M any, P entryModelPtr[M]] struct {
+	k   entryKind[P]
+	eng *workspace.Engine
+}
+
+func (r *entryResource[M, P]) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_" + r.k.typeName()
+}
+
+func (r *entryResource[M, P]) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = r.k.schema()
+}
+
+func (r *entryResource[M, P]) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.eng = engineFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *entryResource[M, P]) ConfigValidators(context.Context) []resource.ConfigValidator {
+	if v, ok := r.k.(entryConfigValidators); ok {
+		return v.configValidators()
+	}
+	return nil
+}
+
+func (r *entryResource[M, P]) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	v, ok := r.k.(entryValidator[P])
+	if !ok {
+		return
+	}
+	var cfg M
+	if resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...); resp.Diagnostics.HasError() {
+		return
+	}
+	v.validate(&cfg, &resp.Diagnostics)
+}
+
+func (r *entryResource[M, P]) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
+	if u, ok := r.k.(entryUpgrader); ok {
+		return u.upgraders()
+	}
+	return nil
+}
+
+// ModifyPlan checks what stands at the planned path, renders
+// manifest_entry and lets the kind plan its computed attributes.
+func (r *entryResource[M, P]) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() || r.eng == nil {
+		return
+	}
+	var m, cfg M
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if checkEntryPath(ctx, r.eng, req, resp, r.k.makes()); resp.Diagnostics.HasError() {
+		return
+	}
+	if _, tree := r.k.(treeKind); tree {
+		if checkFreshCopy(ctx, r.eng, req, resp); resp.Diagnostics.HasError() {
+			return
+		}
+	}
+	if err := r.k.render(&m, &cfg); err != nil {
+		addEngineError(&resp.Diagnostics, "Cannot render manifest_entry", err)
+		return
+	}
+	if r.k.plan(ctx, r.eng, req, resp, &m, &cfg); resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &m)...)
+}
+
+func (r *entryResource[M, P]) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	r.save(ctx, req.Plan, req.Config, nil, resp.Private, &resp.State, &resp.Diagnostics)
+}
+
+func (r *entryResource[M, P]) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	r.save(ctx, req.Plan, req.Config, &req.State, resp.Private, &resp.State, &resp.Diagnostics)
+}
+
+// save is Create (prior nil) and Update: it opens the workspace, lets the
+// kind apply the planned entry, and records it in state.
+func (r *entryResource[M, P]) save(ctx context.Context, plan tfsdk.Plan, config tfsdk.Config, prior *tfsdk.State,
+	private privateState, state *tfsdk.State, diags *diag.Diagnostics) {
+	var m, cfg M
+	diags.Append(plan.Get(ctx, &m)...)
+	diags.Append(config.Get(ctx, &cfg)...)
+	a := entryApply[P]{m: &m, cfg: &cfg, eng: r.eng, private: private}
+	if prior != nil {
+		var p M
+		diags.Append(prior.Get(ctx, &p)...)
+		a.prior = &p
+	}
+	if diags.HasError() {
+		return
+	}
+	e := a.m.common()
+	var err error
+	if a.rel, err = normalizedPath(e.Path); err != nil {
+		addEngineAttributeError(diags, path.Root("path"), "Invalid path", err)
+		return
+	}
+	if a.meta, err = e.meta(); err != nil {
+		addEngineAttributeError(diags, path.Root("permissions"), "Invalid permissions", err)
+		return
+	}
+	if a.ws, err = r.eng.Open(ctx, e.WorkspaceID.ValueString()); err != nil {
+		addEngineAttributeError(diags, path.Root("workspace_id"), "Cannot open workspace "+e.WorkspaceID.ValueString(), err)
+		return
+	}
+	if _, tree := r.k.(treeKind); tree && prior == nil {
+		// The files may have appeared since the plan.
+		if addFreshCopyError(diags, a.ws.CheckFreshTree(ctx, a.rel), a.rel); diags.HasError() {
+			return
+		}
+	}
+	if r.k.apply(ctx, a, diags); diags.HasError() {
+		return
+	}
+	e.ID = types.StringValue(entryID(e.WorkspaceID.ValueString(), a.rel))
+	e.AbsolutePath = types.StringValue(a.ws.AbsPath(a.rel))
+	diags.Append(state.Set(ctx, a.m)...)
+}
+
+// Read observes the entry in its workspace. A vanished workspace, a
+// missing entry or something else standing at its path removes it from
+// state (planned for creation); a stopped container keeps state as it is.
+func (r *entryResource[M, P]) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var m M
+	if resp.Diagnostics.Append(req.State.Get(ctx, &m)...); resp.Diagnostics.HasError() {
+		return
+	}
+	e := P(&m).common()
+	rel, err := normalizedPath(e.Path)
+	if err != nil {
+		addEngineError(&resp.Diagnostics, "Invalid path in state", err)
+		return
+	}
+	ws, err := r.eng.Open(ctx, e.WorkspaceID.ValueString())
+	var st workspace.EntryState
+	if err == nil {
+		st, err = r.k.observe(ctx, ws, &m, rel)
+	}
+	switch {
+	case workspaceGone(err) || (err == nil && !holds(st, r.k.makes())):
+		resp.State.RemoveResource(ctx)
+		return
+	case workspaceStopped(err):
+		return // nothing can be read in a stopped container: state stays as it was
+	case err != nil:
+		addEngineError(&resp.Diagnostics, "Reading "+rel+" failed", err)
+		return
+	}
+	e.observeMeta(st)
+	if e.Ephemeral.IsNull() {
+		e.Ephemeral = types.BoolValue(false)
+	}
+	e.AbsolutePath = types.StringValue(ws.AbsPath(rel))
+	_ = r.k.render(&m, nil) // inputs come from state; an error leaves it unknown
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// holds reports whether st is an entry of kind k.
+func holds(st workspace.EntryState, k workspace.EntryKind) bool {
+	if k == workspace.KindFile {
+		return st.Exists && st.Info.IsRegular
+	}
+	return st.Exists && st.Info.IsDir
+}
+
+// Delete removes what the entry wrote; a vanished workspace has nothing
+// left to remove.
+func (r *entryResource[M, P]) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var m M
+	if resp.Diagnostics.Append(req.State.Get(ctx, &m)...); resp.Diagnostics.HasError() {
+		return
+	}
+	e := P(&m).common()
+	rel, err := normalizedPath(e.Path)
+	if err != nil {
+		addEngineError(&resp.Diagnostics, "Invalid path in state", err)
+		return
+	}
+	ws, err := r.eng.Open(ctx, e.WorkspaceID.ValueString())
+	if workspaceGone(err) {
+		return
+	}
+	warning := ""
+	if err == nil {
+		warning, err = r.k.remove(ctx, ws, &m, rel, req.Private)
+	}
+	if err != nil {
+		addEngineError(&resp.Diagnostics, "Removing "+rel+" failed", err)
+		return
+	}
+	if warning != "" {
+		resp.Diagnostics.AddWarning("Directory left in place", warning)
+	}
+}
+
+func (r *entryResource[M, P]) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	importEntry(ctx, req, resp)
+}
