@@ -12,8 +12,8 @@ resource "sandbox_local_dir" "skills" {
 
 output "skills" {
   value = {
-    files         = sandbox_local_dir.skills.file_count
-    bytes         = sandbox_local_dir.skills.total_bytes
+    files       = sandbox_local_dir.skills.file_count
+    bytes       = sandbox_local_dir.skills.total_bytes
     tree_sha256 = sandbox_local_dir.skills.tree_sha256
   }
 }
