@@ -112,20 +112,19 @@ func (d *workspaceDataSource) Read(ctx context.Context, req datasource.ReadReque
 		err error
 		key = path.Root("id")
 	)
-	switch {
-	case !m.ID.IsNull():
+	if !m.ID.IsNull() {
 		w, err = d.eng.Open(ctx, m.ID.ValueString())
-	case !m.Root.IsNull():
-		key = path.Root("root")
-		w, err = d.eng.AdoptLocal(ctx, m.Root.ValueString())
-	default:
-		key = path.Root("container_id")
-		labels := map[string]string{}
-		if !m.Labels.IsNull() {
-			key = path.Root("labels")
-			resp.Diagnostics.Append(m.Labels.ElementsAs(ctx, &labels, false)...)
+	} else {
+		for _, k := range workspaceKinds {
+			var ok bool
+			if w, key, ok, err = k.find(ctx, d.eng, m, &resp.Diagnostics); ok {
+				break
+			}
 		}
-		w, err = d.eng.FindDocker(ctx, m.ContainerID.ValueString(), labels)
+	}
+	if err == nil && w == nil {
+		resp.Diagnostics.AddError("No lookup key", "set one of id, root, container_id or labels")
+		return
 	}
 	if err != nil {
 		addEngineAttributeError(&resp.Diagnostics, key, "Finding the workspace failed", err)
@@ -139,10 +138,10 @@ func (d *workspaceDataSource) Read(ctx context.Context, req datasource.ReadReque
 		m.StartedAt = types.StringValue(w.StartedAt)
 	}
 	m.Endpoints = types.ListValueMust(types.ObjectType{AttrTypes: endpointAttrTypes}, []attr.Value{})
-	if w.ContainerID != "" && w.Running {
-		info, err := d.eng.DescribeDocker(ctx, w)
-		if err == nil {
-			m.Endpoints, err = endpointList(ctx, d.eng, w, info.ExposedPorts)
+	if k := kindNamed(w.Kind); k != nil && w.Running {
+		ports, err := k.recordedPorts(ctx, d.eng, w)
+		if err == nil && len(ports) > 0 {
+			m.Endpoints, err = endpointList(ctx, d.eng, w, ports)
 		}
 		if err != nil {
 			addEngineError(&resp.Diagnostics, "Reading the workspace's endpoints failed", err)

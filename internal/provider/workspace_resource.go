@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -15,10 +14,6 @@ import (
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
 )
-
-// LocalUsersGroupsMessage is the Python SDK's refusal of users and groups on the
-// unix-local backend (design/sdk-model.md §6.3).
-const LocalUsersGroupsMessage = "UnixLocalSandboxSession does not support manifest users or groups because provisioning would run on the host machine"
 
 var (
 	_ resource.ResourceWithConfigure      = (*workspaceResource)(nil)
@@ -74,36 +69,21 @@ func (r *workspaceResource) ValidateConfig(ctx context.Context, req resource.Val
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	switch {
-	case m.Local.IsNull() && m.Docker.IsNull():
+	switch set := configuredKinds(&m); len(set) {
+	case 0:
 		resp.Diagnostics.AddError("Missing backend block",
 			"sandbox_workspace needs a block selecting its backend: write `local {}` for a directory on this machine, "+
 				"or `docker { image = \"...\" }` for a container.")
-	case !m.Local.IsNull() && !m.Docker.IsNull():
-		resp.Diagnostics.AddAttributeError(path.Root("docker"), "Conflicting backend blocks",
-			"a workspace has exactly one backend: write either `local {}` or `docker { ... }`, not both.")
-	case !m.Docker.IsNull():
-		validateDocker(ctx, m, &resp.Diagnostics)
+	case 1:
+		set[0].validate(ctx, m, req.Config, &resp.Diagnostics)
 	default:
-		env := map[string]string{}
-		if !m.Environment.IsUnknown() && !m.Environment.IsNull() && !m.Environment.ElementsAs(ctx, &env, false).HasError() {
-			if err := workspace.CheckLocalEnvironment(env); err != nil {
-				resp.Diagnostics.AddAttributeError(path.Root("environment"), "Environment too large for a local workspace", err.Error())
-			}
-		}
-		for _, a := range []string{"users", "groups"} {
-			var v types.List
-			resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root(a), &v)...)
-			if !v.IsNull() && (v.IsUnknown() || len(v.Elements()) > 0) {
-				resp.Diagnostics.AddAttributeError(path.Root(a), "Users and groups need a Docker workspace", LocalUsersGroupsMessage)
-			}
-		}
+		resp.Diagnostics.AddAttributeError(path.Root(set[1].name()), "Conflicting backend blocks",
+			"a workspace has exactly one backend: write one of "+kindBlockNames()+", not several.")
 	}
 }
 
-// ModifyPlan refuses, at plan time, a root that could not be a workspace
-// without putting other data at risk (see workspace.Engine.CheckNewLocalRoot),
-// and plans the start of a stopped container. It only reads the disk.
+// ModifyPlan plans the start of a stopped container and lets the kind
+// check the planned workspace against what exists. It only reads.
 func (r *workspaceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() || r.eng == nil {
 		return
@@ -117,20 +97,8 @@ func (r *workspaceResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		paused, _ := req.Private.GetKey(ctx, privatePausedKey)
 		planRestart(ctx, req, resp, string(paused) == "true")
 	}
-	if plan.Local.IsNull() || plan.Root.IsUnknown() || plan.Root.IsNull() {
-		return // only a local root is a host directory
-	}
-	var err error
-	switch {
-	case req.State.Raw.IsNull():
-		err = r.eng.CheckNewLocalRoot(plan.Root.ValueString())
-	default:
-		// Kept, or replaced: the new workspace is created after the old
-		// one is gone.
-		err = r.eng.CheckLocalRoot(plan.Root.ValueString())
-	}
-	if err != nil {
-		addEngineAttributeError(&resp.Diagnostics, path.Root("root"), "Unusable workspace root", err)
+	if k := kindOf(&plan); k != nil {
+		k.modifyPlan(ctx, r.eng, req, resp, plan)
 	}
 }
 
@@ -213,29 +181,19 @@ func (r *workspaceResource) Create(ctx context.Context, req resource.CreateReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	var w *workspace.Workspace
-	var err error
-	if !m.Docker.IsNull() {
-		spec := dockerSpec(ctx, m, &resp.Diagnostics)
-		spec.SecretEnvironment = configEnvWO(ctx, req.Config, &resp.Diagnostics)
-		if resp.Diagnostics.HasError() {
-			return
-		}
-		if w, err = r.eng.CreateDocker(ctx, spec); err != nil {
-			addCreateDockerError(&resp.Diagnostics, spec, err)
-			return
-		}
-	} else if w, err = r.eng.CreateLocal(ctx, workspace.LocalSpec{Root: m.Root.ValueString(), Environment: localEnv(ctx, m, &resp.Diagnostics)}); err != nil {
-		addEngineAttributeError(&resp.Diagnostics, path.Root("root"), "Creating the workspace failed", err)
+	k := kindOf(&m)
+	if k == nil {
+		resp.Diagnostics.AddError("Missing backend block", "sandbox_workspace needs exactly one of "+kindBlockNames()+".")
+		return
+	}
+	w := k.create(ctx, r.eng, m, req.Config, resp.Private, &resp.Diagnostics)
+	if w == nil || resp.Diagnostics.HasError() {
 		return
 	}
 	m.ID = types.StringValue(w.ID)
 	m.Root = types.StringValue(w.Root)
 	m.ContainerID = containerID(w)
 	setRunState(w, &m)
-	if w.ContainerID != "" {
-		r.rememberDaemon(ctx, resp.Private, &resp.Diagnostics)
-	}
 	if err := r.endpoints(ctx, w, &m); err != nil {
 		addEngineError(&resp.Diagnostics, "Computing endpoints failed", err)
 		return
@@ -260,7 +218,7 @@ func (r *workspaceResource) Read(ctx context.Context, req resource.ReadRequest, 
 	}
 	w, err := r.eng.Open(ctx, m.ID.ValueString())
 	if workspaceGone(err) {
-		if r.onOtherDaemon(ctx, req.Private, m.ID.ValueString(), &resp.Diagnostics) {
+		if k := kindOf(&m); k != nil && k.missing(ctx, r.eng, req.Private, m.ID.ValueString(), &resp.Diagnostics) {
 			return
 		}
 		resp.State.RemoveResource(ctx)
@@ -274,19 +232,10 @@ func (r *workspaceResource) Read(ctx context.Context, req resource.ReadRequest, 
 	m.Root = types.StringValue(w.Root)
 	m.ContainerID = containerID(w)
 	setRunState(w, &m)
-	switch {
-	case m.Local.IsNull() && m.Docker.IsNull() && w.ContainerID == "":
-		m.Local = types.ObjectValueMust(map[string]attr.Type{}, map[string]attr.Value{})
-	case m.Docker.IsNull() && w.ContainerID != "":
-		info, err := r.eng.DescribeDocker(ctx, w)
-		if err != nil {
-			addEngineError(&resp.Diagnostics, "Reading the container failed", err)
+	if k := kindNamed(w.Kind); k != nil && len(configuredKinds(&m)) == 0 {
+		// Imported: the workspace says what it is.
+		if k.describe(ctx, r.eng, w, &m, &resp.Diagnostics); resp.Diagnostics.HasError() {
 			return
-		}
-		m.Docker = dockerObject(info, w.Root)
-		if info.HasSpec {
-			// Imported: the container says what it was created with.
-			importedSpec(info, &m)
 		}
 	}
 	if m.Users.IsNull() {
@@ -382,11 +331,4 @@ func containerID(w *workspace.Workspace) types.String {
 		return types.StringNull()
 	}
 	return types.StringValue(w.ContainerID)
-}
-
-// localEnv returns the configured environment of a local workspace.
-func localEnv(ctx context.Context, m workspaceModel, diags *diag.Diagnostics) map[string]string {
-	env := map[string]string{}
-	diags.Append(m.Environment.ElementsAs(ctx, &env, false)...)
-	return env
 }

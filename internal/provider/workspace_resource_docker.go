@@ -7,8 +7,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
@@ -36,13 +34,6 @@ var dockerAttrTypes = map[string]attr.Type{
 
 // reservedLabels are set by the provider on every workspace container.
 var reservedLabels = []string{"sandbox.workspace_id", "sandbox.root"}
-
-// dockerConfigured reports whether the configuration has a docker block.
-func dockerConfigured(ctx context.Context, cfg tfsdk.Config) bool {
-	var o types.Object
-	cfg.GetAttribute(ctx, path.Root("docker"), &o)
-	return !o.IsNull()
-}
 
 // validateDocker checks the docker block and the attributes it constrains
 // at plan time, each error on its attribute.
@@ -145,45 +136,6 @@ func dockerObject(info workspace.DockerInfo, root string) types.Object {
 		"labels": labels, "fuse": fuse, "volumes": volumesList(info.Volumes, root),
 		"restart_policy": types.StringValue(info.RestartPolicy),
 	})
-}
-
-// replaceWhenAddedOrRemoved replaces the workspace when a backend block
-// appears or disappears (a switch of backend); changes inside the block
-// are handled by the attributes' own modifiers.
-type replaceWhenAddedOrRemoved struct{}
-
-func (replaceWhenAddedOrRemoved) Description(context.Context) string {
-	return "switching the backend block replaces the workspace"
-}
-
-func (m replaceWhenAddedOrRemoved) MarkdownDescription(ctx context.Context) string {
-	return m.Description(ctx)
-}
-
-func (replaceWhenAddedOrRemoved) PlanModifyObject(_ context.Context, req planmodifier.ObjectRequest, resp *planmodifier.ObjectResponse) {
-	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {
-		return
-	}
-	if req.StateValue.IsNull() != req.PlanValue.IsNull() {
-		resp.RequiresReplace = true
-	}
-}
-
-// dockerRootDefault plans the docker default root when root is not set, so
-// the plan shows where entries will land.
-type dockerRootDefault struct{}
-
-func (dockerRootDefault) Description(context.Context) string {
-	return "defaults to " + workspace.DefaultDockerRoot + " in a docker workspace"
-}
-
-func (m dockerRootDefault) MarkdownDescription(ctx context.Context) string { return m.Description(ctx) }
-
-func (dockerRootDefault) PlanModifyString(ctx context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
-	if !req.ConfigValue.IsNull() || !req.StateValue.IsNull() || !dockerConfigured(ctx, req.Config) {
-		return
-	}
-	resp.PlanValue = types.StringValue(workspace.DefaultDockerRoot)
 }
 
 var groupAttrTypes = map[string]attr.Type{

@@ -3,11 +3,9 @@ package provider
 import (
 	"context"
 
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
 var _ resource.ResourceWithConfigValidators = (*workspaceResource)(nil)
@@ -41,19 +39,8 @@ func (v workspaceEnvWOValidator) MarkdownDescription(ctx context.Context) string
 }
 
 func (workspaceEnvWOValidator) ValidateResource(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var local types.Object
-	var wo types.Map
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("local"), &local)...)
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("environment_wo"), &wo)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if !local.IsNull() && !wo.IsNull() {
-		resp.Diagnostics.AddAttributeError(path.Root("environment_wo"), "environment_wo needs a Docker workspace",
-			"a local workspace has no process of its own to hold secret environment variables, and recording them "+
-				"would write them to a file on the host. Give secrets to commands with sandbox_command.environment_wo, "+
-				"or to files with sandbox_file.content_wo.")
-		return
+	if k := configuredKind(ctx, req.Config); k != nil && !k.fixedAtCreation() {
+		return // the kind refuses environment_wo (its validate says why)
 	}
 	checkEnvWO(ctx, req.Config, &resp.Diagnostics)
 }

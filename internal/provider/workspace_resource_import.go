@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
@@ -14,51 +12,9 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
 )
 
-// privateDaemonKey is the private-state key holding the id of the Docker
-// daemon a docker workspace was created on.
-const privateDaemonKey = "docker_daemon"
-
 // privatePausedKey records whether the container was paused (rather than
 // stopped) when last read: unpausing changes neither started_at nor ports.
 const privatePausedKey = "paused"
-
-type privateDaemon struct {
-	ID string `json:"id"`
-}
-
-// rememberDaemon records the configured daemon's id in private state.
-func (r *workspaceResource) rememberDaemon(ctx context.Context, p privateSetter, diags *diag.Diagnostics) {
-	id, err := r.eng.DockerDaemonID(ctx)
-	if err != nil || id == "" {
-		return // the check it serves is skipped, nothing else depends on it
-	}
-	data, _ := json.Marshal(privateDaemon{ID: id})
-	diags.Append(p.SetKey(ctx, privateDaemonKey, data)...)
-}
-
-// onOtherDaemon reports (with an error diagnostic) that a docker workspace
-// not found on the configured daemon was created on another one: the
-// provider is pointed at the wrong daemon, and re-creating the workspace
-// would orphan the real one.
-func (r *workspaceResource) onOtherDaemon(ctx context.Context, p privateGetter, id string, diags *diag.Diagnostics) bool {
-	data, d := p.GetKey(ctx, privateDaemonKey)
-	if d.HasError() || len(data) == 0 {
-		return false
-	}
-	var want privateDaemon
-	if json.Unmarshal(data, &want) != nil || want.ID == "" {
-		return false
-	}
-	have, err := r.eng.DockerDaemonID(ctx)
-	if err != nil || have == want.ID {
-		return false
-	}
-	diags.AddAttributeError(path.Root("id"), "Workspace is on another Docker daemon",
-		fmt.Sprintf("workspace %s was created on the Docker daemon with id %s, but the provider is configured for the daemon "+
-			"with id %s, which has no such container. Configure the provider's docker_host for the daemon that holds it, or, "+
-			"if that daemon and its containers are gone for good, remove the workspace from state (terraform state rm).", id, want.ID, have))
-	return true
-}
 
 // ImportState takes a workspace id, the bare UUID of a docker workspace (found
 // by its container's label), or the absolute root of a local workspace
@@ -68,14 +24,21 @@ func (r *workspaceResource) ImportState(ctx context.Context, req resource.Import
 	var (
 		w   *workspace.Workspace
 		err error
+		by  workspaceKind
 	)
+	for _, k := range workspaceKinds {
+		var ok bool
+		if w, ok, err = k.adopt(ctx, r.eng, in); ok {
+			by = k
+			break
+		}
+	}
 	switch {
-	case strings.HasPrefix(in, "/"):
-		w, err = r.eng.AdoptLocal(ctx, in)
-	case workspace.ValidUUID(in):
-		w, err = r.eng.AdoptDocker(ctx, in)
+	case by != nil:
 	case workspace.ValidID(in):
-		w, err = r.eng.Open(ctx, in)
+		if w, err = r.eng.Open(ctx, in); err == nil {
+			by = kindNamed(w.Kind)
+		}
 	default:
 		resp.Diagnostics.AddError("Invalid import ID",
 			fmt.Sprintf("expected a workspace id (\"local:<uuid>:<root>\" or \"docker:<uuid>\"), the UUID of a docker workspace, "+
@@ -87,13 +50,8 @@ func (r *workspaceResource) ImportState(ctx context.Context, req resource.Import
 		return
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), w.ID)...)
-	// Until an apply records the configured value, an imported local
-	// workspace is kept on destroy: importing and destroying must not delete
-	// a directory. A container is the provider's own (it carries the
-	// workspace label), so replacing or destroying it removes it.
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("keep_on_destroy"), w.ContainerID == "")...)
-	if w.ContainerID != "" {
-		r.rememberDaemon(ctx, resp.Private, &resp.Diagnostics)
+	if by != nil {
+		by.imported(ctx, r.eng, w, resp)
 	}
 }
 

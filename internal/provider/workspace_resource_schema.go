@@ -18,24 +18,32 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
 )
 
-// replaceIfDocker replaces a docker workspace when the attribute changes:
+// replaceIfFixedAtCreation replaces a docker workspace when the attribute changes:
 // the container is created with it (environment, ports) or provisioned
 // from it at creation (users, groups). A local workspace updates in place.
 // An unset list or map and an empty one mean the same container, and so do
 // a list and the same list without duplicates (as exposed_ports are read
 // back): neither is a change that replaces it, so an imported workspace is
 // not replaced for how its configuration spells nothing.
-func replaceIfDocker(ctx context.Context, req planmodifier.ListRequest, resp *listplanmodifier.RequiresReplaceIfFuncResponse) {
-	resp.RequiresReplace = dockerConfigured(ctx, req.Config) && !sameElements(req.StateValue.Elements(), req.PlanValue.Elements())
+func replaceIfFixedAtCreation(ctx context.Context, req planmodifier.ListRequest, resp *listplanmodifier.RequiresReplaceIfFuncResponse) {
+	resp.RequiresReplace = fixedAtCreation(ctx, req.Config) && !sameElements(req.StateValue.Elements(), req.PlanValue.Elements())
 }
 
-func replaceMapIfDocker(ctx context.Context, req planmodifier.MapRequest, resp *mapplanmodifier.RequiresReplaceIfFuncResponse) {
-	resp.RequiresReplace = dockerConfigured(ctx, req.Config) && !sameMap(req.StateValue, req.PlanValue)
+func replaceMapIfFixedAtCreation(ctx context.Context, req planmodifier.MapRequest, resp *mapplanmodifier.RequiresReplaceIfFuncResponse) {
+	resp.RequiresReplace = fixedAtCreation(ctx, req.Config) && !sameMap(req.StateValue, req.PlanValue)
+}
+
+// fixedAtCreation reports whether the configured kind fixes environment,
+// users, groups and ports when the workspace is created.
+func fixedAtCreation(ctx context.Context, cfg tfsdk.Config) bool {
+	k := configuredKind(ctx, cfg)
+	return k != nil && k.fixedAtCreation()
 }
 
 func replaceMapIfChanged(_ context.Context, req planmodifier.MapRequest, resp *mapplanmodifier.RequiresReplaceIfFuncResponse) {
@@ -124,7 +132,7 @@ func (r *workspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 					"creating a workspace in an existing non-empty directory is refused, so nothing already there is lost. " +
 					"Docker backend: the directory inside the container, default `" + workspace.DefaultDockerRoot + "` (the " +
 					"Python SDK's manifest root), created at start (`mkdir -p`, mode 0755). Changing it replaces the workspace.",
-				PlanModifiers: []planmodifier.String{dockerRootDefault{}, stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace()},
+				PlanModifiers: []planmodifier.String{kindRootDefault{}, stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace()},
 				Validators:    []validator.String{absolutePathValidator{}},
 			},
 			"container_id": schema.StringAttribute{
@@ -146,7 +154,7 @@ func (r *workspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 				MarkdownDescription: "Environment variables of the workspace (the Python SDK's manifest `environment`), name to " +
 					"value: the container's environment on the docker backend. Values are kept in state in clear text; " +
 					"give secrets with `environment_wo` (docker) or `sandbox_file.content_wo` instead. " + replaceIfDockerDesc,
-				PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplaceIf(replaceMapIfDocker, replaceIfDockerDesc, replaceIfDockerDesc)},
+				PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplaceIf(replaceMapIfFixedAtCreation, replaceIfDockerDesc, replaceIfDockerDesc)},
 				Validators:    []validator.Map{envMapValidator{}},
 			},
 			"environment_wo":         envWO,
@@ -157,7 +165,7 @@ func (r *workspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 					"`adduser`) when the container is created; a failing command fails the apply. Docker backend only (refused at " +
 					"plan time on a local workspace). " + replaceIfDockerDesc + " [Details](#users-and-groups).",
 				NestedObject:  schema.NestedAttributeObject{Attributes: userAttrs},
-				PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplaceIf(replaceIfDocker, replaceIfDockerDesc, replaceIfDockerDesc)},
+				PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplaceIf(replaceIfFixedAtCreation, replaceIfDockerDesc, replaceIfDockerDesc)},
 			},
 			"groups": schema.ListNestedAttribute{
 				Optional: true,
@@ -173,7 +181,7 @@ func (r *workspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 						NestedObject:        schema.NestedAttributeObject{Attributes: userAttrs},
 					},
 				}},
-				PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplaceIf(replaceIfDocker, replaceIfDockerDesc, replaceIfDockerDesc)},
+				PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplaceIf(replaceIfFixedAtCreation, replaceIfDockerDesc, replaceIfDockerDesc)},
 			},
 			"exposed_ports": schema.ListAttribute{
 				Optional:    true,
@@ -182,7 +190,7 @@ func (r *workspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 					"order kept. On the docker backend each is published on 127.0.0.1 with an ephemeral host port; refused at plan " +
 					"time with `network_mode = \"none\"`. " + replaceIfDockerDesc,
 				Validators:    []validator.List{listvalidator.ValueInt64sAre(int64validator.Between(1, 65535))},
-				PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplaceIf(replaceIfDocker, replaceIfDockerDesc, replaceIfDockerDesc)},
+				PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplaceIf(replaceIfFixedAtCreation, replaceIfDockerDesc, replaceIfDockerDesc)},
 			},
 			"endpoints": schema.ListNestedAttribute{
 				Computed: true,
@@ -199,14 +207,7 @@ func (r *workspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 				}},
 			},
 		},
-		Blocks: map[string]schema.Block{
-			"local": schema.SingleNestedBlock{
-				MarkdownDescription: "Selects the local backend: the workspace is a directory on the machine running " +
-					"Terraform. Written as an empty block, `local {}`. Conflicts with `docker`.",
-				PlanModifiers: []planmodifier.Object{replaceWhenAddedOrRemoved{}},
-			},
-			"docker": dockerBlockSchema(),
-		},
+		Blocks: kindBlocks(),
 	}
 }
 

@@ -129,6 +129,9 @@ func (e *Engine) DockerDaemonID(ctx context.Context) (string, error) { return e.
 
 // dockerDriver is the docker kind: a container on the configured daemon,
 // labelled with the workspace UUID.
+// DockerID returns the id of a docker workspace.
+func DockerID(uuid string) string { return docker.Kind + ":" + uuid }
+
 type dockerDriver struct{ e *Engine }
 
 func (d dockerDriver) open(ctx context.Context, ref Ref) (*Workspace, error) {

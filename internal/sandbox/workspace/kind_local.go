@@ -60,6 +60,9 @@ func (e *Engine) AdoptLocal(ctx context.Context, root string) (*Workspace, error
 
 // localDriver is the local kind: a host directory carrying the workspace
 // marker.
+// LocalID returns the id of a local workspace.
+func LocalID(uuid, root string) string { return local.Kind + ":" + uuid + ":" + root }
+
 type localDriver struct{ e *Engine }
 
 func (d localDriver) open(ctx context.Context, ref Ref) (*Workspace, error) {

@@ -4,9 +4,6 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/docker"
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/local"
 )
 
 // A workspace id names the workspace's kind and says where to find it, so
@@ -37,12 +34,6 @@ var uuidPattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a
 // ValidUUID reports whether s has the shape of a workspace UUID (lower
 // case).
 func ValidUUID(s string) bool { return uuidPattern.MatchString(s) }
-
-// LocalID returns the id of a local workspace.
-func LocalID(uuid, root string) string { return local.Kind + ":" + uuid + ":" + root }
-
-// DockerID returns the id of a docker workspace.
-func DockerID(uuid string) string { return docker.Kind + ":" + uuid }
 
 // String returns the id.
 func (r Ref) String() string {

@@ -1,0 +1,143 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
+)
+
+// dockerKind is `docker { ... }`: a directory inside a container (the block
+// itself is in workspace_resource_docker.go).
+type dockerKind struct{}
+
+func (dockerKind) name() string                           { return "docker" }
+func (dockerKind) block() schema.Block                    { return dockerBlockSchema() }
+func (dockerKind) object(m *workspaceModel) *types.Object { return &m.Docker }
+func (dockerKind) fixedAtCreation() bool                  { return true }
+func (dockerKind) defaultRoot() string                    { return workspace.DefaultDockerRoot }
+
+func (dockerKind) validate(ctx context.Context, m workspaceModel, _ tfsdk.Config, diags *diag.Diagnostics) {
+	validateDocker(ctx, m, diags)
+}
+
+func (dockerKind) modifyPlan(context.Context, *workspace.Engine, resource.ModifyPlanRequest, *resource.ModifyPlanResponse, workspaceModel) {
+}
+
+func (dockerKind) create(ctx context.Context, eng *workspace.Engine, m workspaceModel, cfg tfsdk.Config, private privateSetter, diags *diag.Diagnostics) *workspace.Workspace {
+	spec := dockerSpec(ctx, m, diags)
+	spec.SecretEnvironment = configEnvWO(ctx, cfg, diags)
+	if diags.HasError() {
+		return nil
+	}
+	w, err := eng.CreateDocker(ctx, spec)
+	if err != nil {
+		addCreateDockerError(diags, spec, err)
+		return nil
+	}
+	rememberDaemon(ctx, eng, private, diags)
+	return w
+}
+
+func (dockerKind) describe(ctx context.Context, eng *workspace.Engine, w *workspace.Workspace, m *workspaceModel, diags *diag.Diagnostics) {
+	if !m.Docker.IsNull() {
+		return
+	}
+	info, err := eng.DescribeDocker(ctx, w)
+	if err != nil {
+		addEngineError(diags, "Reading the container failed", err)
+		return
+	}
+	m.Docker = dockerObject(info, w.Root)
+	if info.HasSpec {
+		// Imported: the container says what it was created with.
+		importedSpec(info, m)
+	}
+}
+
+// privateDaemonKey is the private-state key holding the id of the Docker
+// daemon a docker workspace was created on.
+const privateDaemonKey = "docker_daemon"
+
+type privateDaemon struct {
+	ID string `json:"id"`
+}
+
+// rememberDaemon records the configured daemon's id in private state.
+func rememberDaemon(ctx context.Context, eng *workspace.Engine, p privateSetter, diags *diag.Diagnostics) {
+	id, err := eng.DockerDaemonID(ctx)
+	if err != nil || id == "" {
+		return // the check it serves is skipped, nothing else depends on it
+	}
+	data, _ := json.Marshal(privateDaemon{ID: id})
+	diags.Append(p.SetKey(ctx, privateDaemonKey, data)...)
+}
+
+// missing reports (with an error diagnostic) that a docker workspace not
+// found on the configured daemon was created on another one: the provider
+// is pointed at the wrong daemon, and re-creating the workspace would
+// orphan the real one.
+func (dockerKind) missing(ctx context.Context, eng *workspace.Engine, p privateGetter, id string, diags *diag.Diagnostics) bool {
+	data, d := p.GetKey(ctx, privateDaemonKey)
+	if d.HasError() || len(data) == 0 {
+		return false
+	}
+	var want privateDaemon
+	if json.Unmarshal(data, &want) != nil || want.ID == "" {
+		return false
+	}
+	have, err := eng.DockerDaemonID(ctx)
+	if err != nil || have == want.ID {
+		return false
+	}
+	diags.AddAttributeError(path.Root("id"), "Workspace is on another Docker daemon",
+		fmt.Sprintf("workspace %s was created on the Docker daemon with id %s, but the provider is configured for the daemon "+
+			"with id %s, which has no such container. Configure the provider's docker_host for the daemon that holds it, or, "+
+			"if that daemon and its containers are gone for good, remove the workspace from state (terraform state rm).", id, want.ID, have))
+	return true
+}
+
+// adopt takes the bare UUID of a docker workspace, found by its
+// container's label.
+func (dockerKind) adopt(ctx context.Context, eng *workspace.Engine, in string) (*workspace.Workspace, bool, error) {
+	if !workspace.ValidUUID(in) {
+		return nil, false, nil
+	}
+	w, err := eng.AdoptDocker(ctx, in)
+	return w, true, err
+}
+
+// imported: a container is the provider's own (it carries the workspace
+// label), so replacing or destroying it removes it.
+func (dockerKind) imported(ctx context.Context, eng *workspace.Engine, _ *workspace.Workspace, resp *resource.ImportStateResponse) {
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("keep_on_destroy"), false)...)
+	rememberDaemon(ctx, eng, resp.Private, &resp.Diagnostics)
+}
+
+func (dockerKind) find(ctx context.Context, eng *workspace.Engine, m workspaceDataModel, diags *diag.Diagnostics) (*workspace.Workspace, path.Path, bool, error) {
+	if m.ContainerID.IsNull() && m.Labels.IsNull() {
+		return nil, path.Empty(), false, nil
+	}
+	key := path.Root("container_id")
+	labels := map[string]string{}
+	if !m.Labels.IsNull() {
+		key = path.Root("labels")
+		diags.Append(m.Labels.ElementsAs(ctx, &labels, false)...)
+	}
+	w, err := eng.FindDocker(ctx, m.ContainerID.ValueString(), labels)
+	return w, key, true, err
+}
+
+// recordedPorts are the ports the container publishes.
+func (dockerKind) recordedPorts(ctx context.Context, eng *workspace.Engine, w *workspace.Workspace) ([]int, error) {
+	info, err := eng.DescribeDocker(ctx, w)
+	return info.ExposedPorts, err
+}
