@@ -41,17 +41,17 @@ func (localDirKind) schema() schema.Schema {
 	attrs := entryAttributes("directory")
 	attrs["source"] = schema.StringAttribute{
 		Required: true,
-		MarkdownDescription: "Host directory to copy, the Python SDK's `LocalDir.src`: relative to Terraform's working " +
-			"directory, and must lie under it or under a provider `extra_path_grants` entry (else reason `outside_base_dir`). " +
-			"A symlink anywhere in the tree is refused with reason `symlink_not_supported`, naming the child; sockets and " +
-			"FIFOs are skipped; empty directories are not recreated. Files keep their permission bits.",
+		MarkdownDescription: "Host directory to copy (the Python SDK's `LocalDir.src`), relative to Terraform's working " +
+			"directory and under it or a provider `extra_path_grants` entry (else `outside_base_dir`). A symlink in the tree " +
+			"fails with `symlink_not_supported`; sockets, FIFOs and empty directories are skipped.",
 	}
 	treeAttributes(attrs, "Known at plan time from the host tree: the apply re-copies only changed files and removes "+
 		"files the source does not have.", "files keep their source bits.")
 	attrs["manifest_entry"] = manifestEntryAttribute("`{\"type\": \"local_dir\", ..., \"src\": <source>}`")
 	return schema.Schema{
 		Version: 1,
-		MarkdownDescription: "A copy of a host directory in a workspace: the Python SDK's `LocalDir` entry. Files are hashed at plan " +
+		MarkdownDescription: "A copy of a host directory in a workspace: the Python SDK's `LocalDir` entry. Files keep their " +
+			"permission bits; sockets and FIFOs are skipped and empty directories are not recreated. Files are hashed at plan " +
 			"time, then streamed into the workspace (atomic writes, four at a time as the Python SDK's `local_dir_files`); the " +
 			"chgrp and chmod apply to the destination directory itself, as the Python SDK. A host file edited between plan and " +
 			"apply fails the apply. Destroy removes the files this resource wrote (recorded in private state), then the " +
