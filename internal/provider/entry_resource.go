@@ -217,8 +217,14 @@ func (r *entryResource[M, P]) save(ctx context.Context, plan tfsdk.Plan, config 
 	if r.k.apply(ctx, a, diags); diags.HasError() {
 		return
 	}
-	e.ID = types.StringValue(entryID(e.WorkspaceID.ValueString(), a.rel))
-	e.AbsolutePath = types.StringValue(a.ws.AbsPath(a.rel))
+	// An update keeps the id and absolute path the plan kept from state
+	// (an id written before ids named their workspace stays as it is).
+	if e.ID.IsUnknown() {
+		e.ID = types.StringValue(entryID(e.WorkspaceID.ValueString(), a.rel))
+	}
+	if e.AbsolutePath.IsUnknown() {
+		e.AbsolutePath = types.StringValue(a.ws.AbsPath(a.rel))
+	}
 	diags.Append(state.Set(ctx, a.m)...)
 }
 

@@ -127,11 +127,11 @@ const NetworkNoneMessage = docker.NetworkNoneMessage
 // rather than taken for removed.
 func (e *Engine) DockerDaemonID(ctx context.Context) (string, error) { return e.docker.DaemonID(ctx) }
 
-// dockerDriver is the docker kind: a container on the configured daemon,
-// labelled with the workspace UUID.
 // DockerID returns the id of a docker workspace.
 func DockerID(uuid string) string { return docker.Kind + ":" + uuid }
 
+// dockerDriver is the docker kind: a container on the configured daemon,
+// labelled with the workspace UUID.
 type dockerDriver struct{ e *Engine }
 
 func (d dockerDriver) open(ctx context.Context, ref Ref) (*Workspace, error) {

@@ -58,11 +58,11 @@ func (e *Engine) AdoptLocal(ctx context.Context, root string) (*Workspace, error
 	return e.Open(ctx, LocalID(m.ID, root))
 }
 
-// localDriver is the local kind: a host directory carrying the workspace
-// marker.
 // LocalID returns the id of a local workspace.
 func LocalID(uuid, root string) string { return local.Kind + ":" + uuid + ":" + root }
 
+// localDriver is the local kind: a host directory carrying the workspace
+// marker.
 type localDriver struct{ e *Engine }
 
 func (d localDriver) open(ctx context.Context, ref Ref) (*Workspace, error) {
