@@ -131,6 +131,17 @@ func writeJSONString(buf *bytes.Buffer, s string) error {
 	return nil
 }
 
+// CompactJSON re-encodes the JSON text data the way JSON() writes a
+// manifest (compact, object keys in their order, non-ASCII text as is), so
+// that a JSON text from elsewhere compares with it byte for byte.
+func CompactJSON(data []byte) ([]byte, error) {
+	v, err := decodeOrderedJSON(data)
+	if err != nil {
+		return nil, err
+	}
+	return encodeCompact(v)
+}
+
 // indentJSON re-indents compact JSON with two spaces per level, the layout
 // of Python's json.dumps(indent=2) with ensure_ascii=False; key order and
 // string escapes are kept.

@@ -86,6 +86,20 @@ func sortedKeys[V any](m map[string]V) []string {
 	return out
 }
 
+// MountSupport returns the in-container pattern types and the Docker volume
+// drivers mountType supports (design/sdk-model.md §5.4), in the Python SDK's order, as fresh
+// slices; ok is false for a type that is not a mount type. s3_files_mount
+// has no driver (drivers is empty). Follows the Python SDK's
+// supported_in_container_patterns / supported_docker_volume_drivers. The mount
+// package validates mounts against this same table.
+func MountSupport(mountType string) (patterns, drivers []string, ok bool) {
+	p, ok := mountProviders[mountType]
+	if !ok {
+		return nil, nil, false
+	}
+	return append([]string{}, p.patterns...), append([]string{}, p.drivers...), true
+}
+
 // parseStrategy reads a mount_strategy (or, below it, a pattern) mapping:
 // the tag decides the model; its fields follow. The strategy is checked
 // against the mount type's support matrix, as the Python SDK does at
@@ -142,5 +156,6 @@ func checkStrategySupport(mountType string, isPattern bool, s *orderedObject) er
 
 // mountConfigError is the Python SDK's MountConfigError.
 func mountConfigError(msg string, ctx map[string]any) *Error {
-	return &Error{Code: CodeMountConfigInvalid, Op: "materialize", Message: msg, Context: ctx, Retryable: boolPtr(false)}
+	retryable := false
+	return &Error{Code: CodeMountConfigInvalid, Op: "materialize", Message: msg, Context: ctx, Retryable: &retryable}
 }

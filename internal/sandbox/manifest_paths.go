@@ -60,6 +60,16 @@ func IsDirectoryEntryType(t string) bool {
 	return ok && k != kindPlain
 }
 
+// DefaultEntryPermissions returns DefaultPermissions with Directory forced to
+// true when entryType is directory-like (IsDirectoryEntryType), as the Python SDK
+// does after constructing Dir, LocalDir, GitRepo and mount entries
+// (design/sdk-model.md §2.1).
+func DefaultEntryPermissions(entryType string) Permissions {
+	p := DefaultPermissions()
+	p.Directory = IsDirectoryEntryType(entryType)
+	return p
+}
+
 // KeyedEntry is an entry under its key exactly as written in the manifest
 // (a workspace-relative path that has not been validated yet).
 type KeyedEntry struct {
@@ -147,12 +157,12 @@ func (es Entries) IterEntries(yield func(rel string, e *Entry) error) error {
 	push := func(stack []item, parent string, children Entries) ([]item, error) {
 		for i := len(children) - 1; i >= 0; i-- {
 			key := children[i].Key
-			if IsWindowsAbsolute(key) {
-				return nil, NewInvalidManifestPathError(windowsAsPosix(key), ReasonAbsolute)
+			if posix, ok := WindowsAbsoluteAsPosix(key); ok {
+				return nil, NewInvalidManifestPathError(posix, ReasonAbsolute)
 			}
-			rel := coercePosix(key)
+			rel := CoercePosix(key)
 			if parent != "" {
-				rel = joinPosix(parent, rel)
+				rel = JoinPosix(parent, rel)
 			}
 			stack = append(stack, item{rel: rel, entry: children[i].Entry})
 		}
@@ -165,7 +175,7 @@ func (es Entries) IterEntries(yield func(rel string, e *Entry) error) error {
 	for len(stack) > 0 {
 		it := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if err := validateRelPath(it.rel); err != nil {
+		if _, err := ValidateEntryPath(it.rel); err != nil {
 			return err
 		}
 		if err := yield(it.rel, it.entry); err != nil {

@@ -1,4 +1,4 @@
-package sandbox_test
+package conformance
 
 import (
 	"bytes"
@@ -143,7 +143,7 @@ func mvDecodeMount(raw json.RawMessage, pattern *mount.Pattern) (*mount.Mount, e
 		m.S3Files = &mount.S3Files{FileSystemID: j.FileSystemID, Subpath: j.Subpath, MountTargetIP: j.MountTargetIP,
 			AccessPoint: j.AccessPoint, Region: j.Region, ExtraOptions: extra}
 	default:
-		return nil, sandbox.Unsupported("mount type %q", j.Type)
+		return nil, unsupported("mount type %q", j.Type)
 	}
 	if len(j.MountStrategy) > 0 {
 		s, err := mvDecodeStrategy(j.MountStrategy)
@@ -241,7 +241,7 @@ func mvDecodePattern(raw json.RawMessage) (*mount.Pattern, error) {
 				Region: o.Region, ExtraOptions: extra}
 		}
 	default:
-		return nil, sandbox.Unsupported("pattern type %q", head.Type)
+		return nil, unsupported("pattern type %q", head.Type)
 	}
 	return p, nil
 }
@@ -298,7 +298,7 @@ var (
 func mvNotation(s string) (json.RawMessage, string, map[string]string, error) {
 	m := mvNotationRe.FindStringSubmatch(strings.TrimSpace(s))
 	if m == nil || mvClassTypes[m[1]] == "" {
-		return nil, "", nil, sandbox.Unsupported("notation %q", s)
+		return nil, "", nil, unsupported("notation %q", s)
 	}
 	args := map[string]string{}
 	depth, start := 0, 0

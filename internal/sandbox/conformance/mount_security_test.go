@@ -1,4 +1,4 @@
-package sandbox_test
+package conformance
 
 import (
 	"encoding/json"
@@ -15,12 +15,6 @@ import (
 // §5.8, §8). Vectors describe mounts in a Python-like notation such as
 // "S3Mount(creds) rclone" or "GCSMount(service_account_file='/x')
 // docker_volume rclone"; secParseMount reads the forms they use.
-
-func init() {
-	sandbox.RegisterVectorHandler("redaction", handleMountRedactionVector)
-	sandbox.RegisterVectorHandler("mount_credential_boundary", handleMountBoundaryVector)
-	sandbox.RegisterVectorHandler("remote_mount_policy", handleRemoteMountPolicyVector)
-}
 
 func handleMountRedactionVector(_ string, raw json.RawMessage, _ any) (any, error) {
 	var in struct {
@@ -64,7 +58,7 @@ func handleMountRedactionVector(_ string, raw json.RawMessage, _ any) (any, erro
 		}
 		return []any{out, redacted}, nil
 	}
-	return nil, sandbox.Unsupported("redaction function %q", in.Fn)
+	return nil, unsupported("redaction function %q", in.Fn)
 }
 
 func handleMountBoundaryVector(_ string, raw json.RawMessage, _ any) (any, error) {
@@ -95,7 +89,7 @@ func handleMountBoundaryVector(_ string, raw json.RawMessage, _ any) (any, error
 		}
 		return "ok", nil
 	default:
-		return nil, sandbox.Unsupported("credential boundary function %q", in.Fn)
+		return nil, unsupported("credential boundary function %q", in.Fn)
 	}
 	tree, err := secWalkEntries(in.Entries)
 	if err != nil {

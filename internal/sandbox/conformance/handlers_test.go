@@ -1,4 +1,4 @@
-package sandbox
+package conformance
 
 import (
 	"encoding/json"
@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 )
 
 // Handlers for the seed vector areas the engine supports. Each decodes the
@@ -28,17 +30,17 @@ var (
 // parsePyPermissions evaluates the two Python expressions the vectors use to
 // build a Permissions: Permissions(owner=..., ...) with the bare model's
 // defaults (7, 0, 0, False), and [Permissions.]from_mode(0o...).
-func parsePyPermissions(expr string) (Permissions, error) {
+func parsePyPermissions(expr string) (sandbox.Permissions, error) {
 	expr = strings.TrimSpace(expr)
 	if m := rePermsMode.FindStringSubmatch(expr); m != nil {
 		mode, err := parsePyOct(m[1])
-		return PermissionsFromMode(mode), err
+		return sandbox.PermissionsFromMode(mode), err
 	}
 	m := rePermsCtor.FindStringSubmatch(expr)
 	if m == nil {
-		return Permissions{}, unsupported("expression %q", expr)
+		return sandbox.Permissions{}, unsupported("expression %q", expr)
 	}
-	p := Permissions{Owner: 7}
+	p := sandbox.Permissions{Owner: 7}
 	for _, kv := range strings.Split(m[1], ",") {
 		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
 		if !ok {
@@ -54,7 +56,7 @@ func parsePyPermissions(expr string) (Permissions, error) {
 		}
 		n, err := strconv.ParseInt(v, base, 64)
 		if err != nil {
-			return Permissions{}, unsupported("value %q", v)
+			return sandbox.Permissions{}, unsupported("value %q", v)
 		}
 		switch k {
 		case "owner":
@@ -64,13 +66,13 @@ func parsePyPermissions(expr string) (Permissions, error) {
 		case "other":
 			p.Other = int(n)
 		default:
-			return Permissions{}, unsupported("field %q", k)
+			return sandbox.Permissions{}, unsupported("field %q", k)
 		}
 	}
 	return p, nil
 }
 
-func permissionsView(p Permissions) map[string]any {
+func permissionsView(p sandbox.Permissions) map[string]any {
 	return map[string]any{
 		"owner": p.Owner, "group": p.Group, "other": p.Other, "directory": p.Directory,
 		"to_mode_octal": pyOct(p.ToMode()), "repr": p.String(),
@@ -88,7 +90,7 @@ func handlePermissionsVector(raw json.RawMessage, _ any) (any, error) {
 	}
 	switch {
 	case in.Fn == "Permissions.from_str":
-		p, err := PermissionsFromString(in.Arg)
+		p, err := sandbox.PermissionsFromString(in.Arg)
 		if err != nil {
 			return nil, err
 		}
@@ -98,9 +100,9 @@ func handlePermissionsVector(raw json.RawMessage, _ any) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return permissionsView(PermissionsFromMode(m)), nil
+		return permissionsView(sandbox.PermissionsFromMode(m)), nil
 	case in.Fn == "Dir().permissions":
-		p := DefaultEntryPermissions("dir")
+		p := sandbox.DefaultEntryPermissions("dir")
 		return map[string]any{"repr": p.String(), "to_mode_octal": pyOct(p.ToMode())}, nil
 	case strings.HasPrefix(in.Fn, "chmod arg for "):
 		p, err := parsePyPermissions(strings.TrimPrefix(in.Fn, "chmod arg for "))
@@ -114,7 +116,7 @@ func handlePermissionsVector(raw json.RawMessage, _ any) (any, error) {
 		if m == nil {
 			return nil, unsupported("fn %q", in.Fn)
 		}
-		var ps [3]Permissions
+		var ps [3]sandbox.Permissions
 		for i := range ps {
 			p, err := parsePyPermissions(m[i+1])
 			if err != nil {
@@ -140,8 +142,8 @@ func handlePermissionsVector(raw json.RawMessage, _ any) (any, error) {
 
 func handleURLForVector(raw json.RawMessage, _ any) (any, error) {
 	var in struct {
-		Endpoint ExposedPortEndpoint `json:"endpoint"`
-		Scheme   string              `json:"scheme"`
+		Endpoint sandbox.ExposedPortEndpoint `json:"endpoint"`
+		Scheme   string                      `json:"scheme"`
 	}
 	if err := json.Unmarshal(raw, &in); err != nil {
 		return nil, err
@@ -156,8 +158,8 @@ type grantInput struct {
 	HostPath    *string `json:"host_path"`
 }
 
-func (g grantInput) build() (PathGrant, error) {
-	return NewPathGrant(g.Path, g.ReadOnly, g.Description, g.HostPath)
+func (g grantInput) build() (sandbox.PathGrant, error) {
+	return sandbox.NewPathGrant(g.Path, g.ReadOnly, g.Description, g.HostPath)
 }
 
 var (
@@ -193,9 +195,9 @@ func handleWorkspacePathVector(raw json.RawMessage, expected any) (any, error) {
 	}
 	switch fn {
 	case "resolve_workspace_path":
-		return ResolveWorkspacePath(root, pyPathArg(in.Rel), in.AllowAbs)
+		return sandbox.ResolveWorkspacePath(root, pyPathArg(in.Rel), in.AllowAbs)
 	case "normalize_sandbox_cwd":
-		return NormalizeSandboxCwd(in.Cwd)
+		return sandbox.NormalizeSandboxCwd(in.Cwd)
 	case "SandboxPathGrant":
 		var g grantInput
 		if err := json.Unmarshal(in.Kwargs, &g); err != nil {
@@ -214,7 +216,7 @@ func handleWorkspacePathVector(raw json.RawMessage, expected any) (any, error) {
 		}
 		return grant, nil
 	}
-	grants := make([]PathGrant, 0, len(in.Grants))
+	grants := make([]sandbox.PathGrant, 0, len(in.Grants))
 	for _, gi := range in.Grants {
 		g, err := gi.build()
 		if err != nil {
@@ -222,7 +224,7 @@ func handleWorkspacePathVector(raw json.RawMessage, expected any) (any, error) {
 		}
 		grants = append(grants, g)
 	}
-	policy, err := NewWorkspacePathPolicy(root, grants)
+	policy, err := sandbox.NewWorkspacePathPolicy(root, grants)
 	if err != nil || fn == "" {
 		return "constructed", err
 	}
@@ -251,7 +253,7 @@ func handleWorkspacePathVector(raw json.RawMessage, expected any) (any, error) {
 }
 
 func scopeVector(cwd, method, path string) (any, error) {
-	scope, err := NewWorkspaceScope(cwd)
+	scope, err := sandbox.NewWorkspaceScope(cwd)
 	if err != nil {
 		return nil, err
 	}
@@ -272,7 +274,7 @@ func handleManifestPathsVector(raw json.RawMessage, expected any) (any, error) {
 	if err := json.Unmarshal(raw, &in); err != nil {
 		return nil, err
 	}
-	entries, err := DecodeManifestEntries(in.Manifest)
+	entries, err := sandbox.DecodeManifestEntries(in.Manifest)
 	if err != nil {
 		return nil, err
 	}
@@ -319,14 +321,14 @@ func handleErrorsVector(raw json.RawMessage, expected any) (any, error) {
 		return nil, err
 	}
 	if in.Fn == "[e.value for e in ErrorCode]" {
-		return ErrorCodes, nil
+		return sandbox.ErrorCodes, nil
 	}
-	var e *Error
+	var e *sandbox.Error
 	switch {
 	case in.Command != nil && in.Stdout != nil && in.Stderr != nil:
-		e = NewExecNonZeroError(in.Command, ExecResult{Stdout: []byte(*in.Stdout), Stderr: []byte(*in.Stderr), ExitCode: in.ExitCode})
-	case in.Port != nil && in.Reason == ReasonNotConfigured:
-		e = NewExposedPortNotConfiguredError(*in.Port, in.ExposedPorts)
+		e = sandbox.NewExecNonZeroError(in.Command, sandbox.ExecResult{Stdout: []byte(*in.Stdout), Stderr: []byte(*in.Stderr), ExitCode: in.ExitCode})
+	case in.Port != nil && in.Reason == sandbox.ReasonNotConfigured:
+		e = sandbox.NewExposedPortNotConfiguredError(*in.Port, in.ExposedPorts)
 	default:
 		return nil, unsupported("no engine constructor for this error vector (fn %q)", in.Fn)
 	}
@@ -356,13 +358,13 @@ func handleGitRepoVector(raw json.RawMessage, _ any) (any, error) {
 	}
 	switch in.Fn {
 	case "GitRepo._validate_subpath":
-		s, err := ValidateGitSubpath(in.Repo, in.Subpath)
+		s, err := sandbox.ValidateGitSubpath(in.Repo, in.Subpath)
 		if err != nil || s == "" {
 			return nil, err
 		}
 		return s, nil
 	case "GitRepo._looks_like_commit_ref":
-		return LooksLikeCommitRef(in.Ref), nil
+		return sandbox.LooksLikeCommitRef(in.Ref), nil
 	}
 	return nil, unsupported("fn %q: fetching happens on the host, not with git commands in the workspace", in.Fn)
 }

@@ -1,11 +1,9 @@
-package sandbox_test
+package conformance
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/mount"
 )
 
@@ -121,7 +119,7 @@ func secNotationMount(class string, fields map[string]any, positional []string) 
 			m.S3Files.FileSystemID, positional = positional[0], positional[1:]
 		}
 		if opts, ok := fields["extra_options"].(map[string]any); ok {
-			for _, k := range secSortedKeys(opts) {
+			for _, k := range mapKeys(opts) {
 				v := fmt.Sprint(opts[k])
 				m.S3Files.ExtraOptions = append(m.S3Files.ExtraOptions, mount.Option{Key: k, Value: &v})
 			}
@@ -129,16 +127,16 @@ func secNotationMount(class string, fields map[string]any, positional []string) 
 		}
 		targets = map[string]**string{}
 	default:
-		return nil, sandbox.Unsupported("mount class %q", class)
+		return nil, unsupported("mount class %q", class)
 	}
 	if len(positional) > 0 {
-		return nil, sandbox.Unsupported("positional mount arguments %q", positional)
+		return nil, unsupported("positional mount arguments %q", positional)
 	}
 	for k, v := range fields {
 		dst, ok := targets[k]
 		s, isStr := v.(string)
 		if !ok || !isStr {
-			return nil, sandbox.Unsupported("mount field %s=%v", k, v)
+			return nil, unsupported("mount field %s=%v", k, v)
 		}
 		*dst = &s
 	}
@@ -165,7 +163,7 @@ func secParseStrategy(s string) (mount.Strategy, error) {
 	case mount.PatternS3Files:
 		p.S3Files = &mount.S3FilesOptions{}
 	default:
-		return mount.Strategy{}, sandbox.Unsupported("mount strategy %q", s)
+		return mount.Strategy{}, unsupported("mount strategy %q", s)
 	}
 	for _, a := range args {
 		key, raw, _ := secCut(strings.TrimSpace(a), '=')
@@ -186,7 +184,7 @@ func secParseStrategy(s string) (mount.Strategy, error) {
 		case name == mount.PatternMountpoint && key == "options.endpoint_url":
 			p.Mountpoint.EndpointURL = &str
 		default:
-			return mount.Strategy{}, sandbox.Unsupported("pattern argument %q", a)
+			return mount.Strategy{}, unsupported("pattern argument %q", a)
 		}
 	}
 	return mount.Strategy{Type: mount.StrategyInContainer, Pattern: p}, nil
@@ -240,7 +238,7 @@ func secPyValue(s string) (any, error) {
 		for _, item := range secSplit(s[1:len(s)-1], ',') {
 			k, v, ok := secCut(strings.TrimSpace(item), ':')
 			if !ok {
-				return nil, sandbox.Unsupported("dict item %q", item)
+				return nil, unsupported("dict item %q", item)
 			}
 			key, err := secPyValue(k)
 			if err != nil {
@@ -312,13 +310,4 @@ func secClosingParen(s string) int {
 
 func secIsAlnum(c byte) bool {
 	return (c >= '0' && c <= '9') || (c|0x20 >= 'a' && c|0x20 <= 'z')
-}
-
-func secSortedKeys(m map[string]any) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -1,22 +1,7 @@
 package sandbox
 
-// This file exposes to the mount package the pieces of the manifest model
-// that mounts share with it: the support matrix (one table, read both by the
-// manifest parser and by mount validation) and the pathlib-like path forms
-// the Python SDK uses when it resolves mount targets.
-
-// MountSupport returns the in-container pattern types and the Docker volume
-// drivers mountType supports (design/sdk-model.md §5.4), in the Python SDK's order, as fresh
-// slices; ok is false for a type that is not a mount type. s3_files_mount
-// has no driver (drivers is empty). Follows the Python SDK's
-// supported_in_container_patterns / supported_docker_volume_drivers.
-func MountSupport(mountType string) (patterns, drivers []string, ok bool) {
-	p, ok := mountProviders[mountType]
-	if !ok {
-		return nil, nil, false
-	}
-	return append([]string{}, p.patterns...), append([]string{}, p.drivers...), true
-}
+// The pathlib-like path forms the Python SDK uses, for the packages built on
+// the core (the manifest model, mounts).
 
 // PurePosix returns the text of Python's PurePosixPath(p): empty and "."
 // segments and a trailing slash dropped, ".." kept, a leading "//" kept as

@@ -1,4 +1,4 @@
-package sandbox_test
+package conformance
 
 import (
 	"context"
@@ -15,13 +15,6 @@ import (
 // patterns run, and Docker volume driver options and names.
 
 const mvDefaultSession = "12345678-1234-5678-1234-567812345678"
-
-func init() {
-	sandbox.RegisterVectorHandler("mount_path", mvMountPath)
-	sandbox.RegisterVectorHandler("mount_rclone_config", mvRcloneConfig)
-	sandbox.RegisterVectorHandler("mount_commands", mvMountCommands)
-	sandbox.RegisterVectorHandler("docker_volume_driver", mvDockerVolume)
-}
 
 func mvMountPath(_ string, raw json.RawMessage, _ any) (any, error) {
 	var in struct {
@@ -52,7 +45,7 @@ func mvMountPath(_ string, raw json.RawMessage, _ any) (any, error) {
 	case len(in.Manifest) > 0:
 		return mvMountTargets(in.Manifest)
 	}
-	return nil, sandbox.Unsupported("mount_path input %s", raw)
+	return nil, unsupported("mount_path input %s", raw)
 }
 
 // mvPermissions reads "Permissions(owner=4, ...)" with the bare model's
@@ -60,14 +53,14 @@ func mvMountPath(_ string, raw json.RawMessage, _ any) (any, error) {
 func mvPermissions(expr string) (sandbox.Permissions, error) {
 	inner, ok := strings.CutPrefix(expr, "Permissions(")
 	if !ok || !strings.HasSuffix(inner, ")") {
-		return sandbox.Permissions{}, sandbox.Unsupported("permissions %q", expr)
+		return sandbox.Permissions{}, unsupported("permissions %q", expr)
 	}
 	p := sandbox.Permissions{Owner: 7}
 	for _, kv := range strings.Split(strings.TrimSuffix(inner, ")"), ",") {
 		k, v, _ := strings.Cut(strings.TrimSpace(kv), "=")
 		n, err := strconv.Atoi(v)
 		if err != nil {
-			return p, sandbox.Unsupported("permissions %q", expr)
+			return p, unsupported("permissions %q", expr)
 		}
 		switch k {
 		case "owner":
@@ -237,7 +230,7 @@ func mvRcloneConfig(_ string, raw json.RawMessage, _ any) (any, error) {
 			"mount_target_ip": rt.MountTargetIP, "access_point": rt.AccessPoint, "region": rt.Region,
 			"extra_options": extra, "mount_type": rt.MountType, "read_only": rt.ReadOnly}, nil
 	}
-	return nil, sandbox.Unsupported("pattern %q", p.Type)
+	return nil, unsupported("pattern %q", p.Type)
 }
 
 func mvMountCommands(_ string, raw json.RawMessage, _ any) (any, error) {
@@ -263,7 +256,7 @@ func mvMountCommands(_ string, raw json.RawMessage, _ any) (any, error) {
 		}
 	}
 	if in.MountPath == nil {
-		return nil, sandbox.Unsupported("mount_commands input without mount_path: %s", raw)
+		return nil, unsupported("mount_commands input without mount_path: %s", raw)
 	}
 	ctx := context.Background()
 	s := &mvSession{root: "/workspace", mountExit: in.MountExit, stderr: in.Stderr}

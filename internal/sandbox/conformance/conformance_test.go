@@ -1,15 +1,18 @@
-package sandbox
+package conformance
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 )
 
 // seedVector is one entry of the seed vector file: the Python SDK's observed
@@ -46,7 +49,14 @@ var vectorHandlers = map[string]vectorHandler{
 
 // caseHandlers are handlers that also need the vector's case name.
 var caseHandlers = map[string]func(caseName string, input json.RawMessage, expected any) (any, error){
-	"manifest_json": handleManifestPayloadVector,
+	"manifest_json":             handleManifestPayloadVector,
+	"mount_path":                mvMountPath,
+	"mount_rclone_config":       mvRcloneConfig,
+	"mount_commands":            mvMountCommands,
+	"docker_volume_driver":      mvDockerVolume,
+	"redaction":                 handleMountRedactionVector,
+	"mount_credential_boundary": handleMountBoundaryVector,
+	"remote_mount_policy":       handleRemoteMountPolicyVector,
 }
 
 // seedVectorFiles returns the vector files to run: the copy kept in
@@ -158,14 +168,14 @@ func compareVectorError(t *testing.T, exp map[string]any, err error) {
 	}
 	kind, _ := exp["error"].(string)
 	msg := err.Error()
-	var manErr *ManifestError
+	var manErr *sandbox.ManifestError
 	if errors.As(err, &manErr) {
 		msg = manErr.Msg
 		if loc, ok := exp["loc"].([]any); ok && fmt.Sprint(loc) != fmt.Sprint(manErr.Loc) {
 			t.Errorf("loc: got %v, want %v", manErr.Loc, loc)
 		}
 	}
-	var grantErr *GrantError
+	var grantErr *sandbox.GrantError
 	if errors.As(err, &grantErr) {
 		msg = "Value error, " + grantErr.Message
 		if loc, ok := exp["loc"].([]any); ok && len(loc) > 0 && loc[0] != grantErr.Field {
@@ -175,7 +185,7 @@ func compareVectorError(t *testing.T, exp map[string]any, err error) {
 	if want, ok := exp["message"]; ok && want != msg {
 		t.Errorf("message:\n got: %q\nwant: %q", msg, want)
 	}
-	var se *Error
+	var se *sandbox.Error
 	if !errors.As(err, &se) {
 		if !plainErrorKinds[kind] {
 			t.Errorf("got a plain error %q, want a structured %s", msg, kind)
@@ -202,7 +212,7 @@ func compareVectorError(t *testing.T, exp map[string]any, err error) {
 }
 
 // errorView renders the fields of a structured error that a vector names.
-func errorView(e *Error, keys []string) (map[string]any, error) {
+func errorView(e *sandbox.Error, keys []string) (map[string]any, error) {
 	out := map[string]any{}
 	for _, k := range keys {
 		switch k {
@@ -254,14 +264,7 @@ func jsonText(v any) string {
 	return string(b)
 }
 
-func mapKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+func mapKeys(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) }
 
 // pyPathArg turns a vector's path text into the raw string the engine
 // receives: PureWindowsPath('x') becomes x with backslash separators (what
