@@ -6,8 +6,9 @@
 // ExposedPortEndpoint), the path rules that every workspace path goes
 // through before any backend is touched (entry keys, resolve_workspace_path,
 // the workspace path policy with extra path grants, the run working
-// directory), the manifest entry tree, and the structured errors with the
-// Python SDK's error codes and reason codes.
+// directory), and the structured errors with the Python SDK's error codes
+// and reason codes. It makes no system call: the manifest model lives in
+// the manifest sub-package and reading host files in hostsource.
 //
 // The package knows nothing about Terraform: it never imports the
 // terraform-plugin-* modules, so it can be tested and reused on its own.

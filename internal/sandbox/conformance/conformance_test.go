@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/manifest"
 )
 
 // seedVector is one entry of the seed vector file: the Python SDK's observed
@@ -168,7 +169,7 @@ func compareVectorError(t *testing.T, exp map[string]any, err error) {
 	}
 	kind, _ := exp["error"].(string)
 	msg := err.Error()
-	var manErr *sandbox.ManifestError
+	var manErr *manifest.Error
 	if errors.As(err, &manErr) {
 		msg = manErr.Msg
 		if loc, ok := exp["loc"].([]any); ok && fmt.Sprint(loc) != fmt.Sprint(manErr.Loc) {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/manifest"
 )
 
 // Handlers for the seed vector areas the engine supports. Each decodes the
@@ -102,7 +103,7 @@ func handlePermissionsVector(raw json.RawMessage, _ any) (any, error) {
 		}
 		return permissionsView(sandbox.PermissionsFromMode(m)), nil
 	case in.Fn == "Dir().permissions":
-		p := sandbox.DefaultEntryPermissions("dir")
+		p := manifest.DefaultEntryPermissions("dir")
 		return map[string]any{"repr": p.String(), "to_mode_octal": pyOct(p.ToMode())}, nil
 	case strings.HasPrefix(in.Fn, "chmod arg for "):
 		p, err := parsePyPermissions(strings.TrimPrefix(in.Fn, "chmod arg for "))
@@ -274,7 +275,7 @@ func handleManifestPathsVector(raw json.RawMessage, expected any) (any, error) {
 	if err := json.Unmarshal(raw, &in); err != nil {
 		return nil, err
 	}
-	entries, err := sandbox.DecodeManifestEntries(in.Manifest)
+	entries, err := manifest.DecodeEntries(in.Manifest)
 	if err != nil {
 		return nil, err
 	}

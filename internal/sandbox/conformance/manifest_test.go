@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/manifest"
 )
 
 // exactJSON is a handler result compared byte for byte with the vector's
@@ -16,7 +17,7 @@ type exactJSON []byte
 // exact re-encodes a JSON text the engine wrote (or one assembled from
 // parts of it) as the manifest JSON is written.
 func exact(b []byte) (any, error) {
-	out, err := sandbox.CompactJSON(b)
+	out, err := manifest.CompactJSON(b)
 	if err != nil {
 		return nil, err
 	}
@@ -25,7 +26,7 @@ func exact(b []byte) (any, error) {
 
 // canonicalExpected re-encodes a vector's expected JSON compactly, keeping
 // its key order, so that it compares with exactJSON results.
-func canonicalExpected(raw json.RawMessage) ([]byte, error) { return sandbox.CompactJSON(raw) }
+func canonicalExpected(raw json.RawMessage) ([]byte, error) { return manifest.CompactJSON(raw) }
 
 // jsonObject joins members (as mvObject gives them) back into a JSON object.
 func jsonObject(ms []mvKV) []byte {
@@ -62,7 +63,7 @@ func jsonPath(obj []byte, keys ...string) ([]byte, error) {
 }
 
 // manifestPart is the value under keys of the manifest's JSON.
-func manifestPart(m *sandbox.Manifest, keys ...string) ([]byte, error) {
+func manifestPart(m *manifest.Manifest, keys ...string) ([]byte, error) {
 	b, err := m.JSON()
 	if err != nil {
 		return nil, err
@@ -81,7 +82,7 @@ var patternMounts = map[string]string{
 // patternDump is pattern.model_dump(mode='json') of the pattern type p with
 // its defaults, read from a mount entry that uses it.
 func patternDump(p string) (json.RawMessage, error) {
-	e, err := sandbox.ParseEntryJSON([]byte(patternMounts[p] + `, "mount_strategy": {"type": "in_container", "pattern": {"type": "` + p + `"}}}`))
+	e, err := manifest.ParseEntry([]byte(patternMounts[p] + `, "mount_strategy": {"type": "in_container", "pattern": {"type": "` + p + `"}}}`))
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +120,7 @@ func handleManifestJSONVector(raw json.RawMessage, _ any) (any, error) {
 	}
 	switch in.Fn {
 	case "Manifest().model_dump(mode='json')":
-		b, err := sandbox.NewManifest().JSON()
+		b, err := manifest.New().JSON()
 		if err != nil {
 			return nil, err
 		}
@@ -139,13 +140,13 @@ func handleManifestJSONVector(raw json.RawMessage, _ any) (any, error) {
 		}
 		return exact(b)
 	case "sorted(BaseEntry.registered_types())":
-		return sandbox.RegisteredEntryTypes(), nil
+		return manifest.RegisteredEntryTypes(), nil
 	case "SandboxPathGrant(path='/mnt/d', host_path='/srv/d').model_dump(mode='json')":
 		g, err := sandbox.NewPathGrant("/mnt/d", false, nil, strptr("/srv/d"))
 		if err != nil {
 			return nil, err
 		}
-		m := sandbox.NewManifest()
+		m := manifest.New()
 		m.ExtraPathGrants = []sandbox.PathGrant{g}
 		b, err := manifestPart(m, "extra_path_grants")
 		if err != nil {
@@ -161,7 +162,7 @@ func handleManifestJSONVector(raw json.RawMessage, _ any) (any, error) {
 		return exact(grants[0])
 	}
 	if strings.HasPrefix(in.Fn, "Manifest(extra_path_grants=") {
-		m := sandbox.NewManifest()
+		m := manifest.New()
 		for _, g := range []struct {
 			path, desc string
 			ro         bool
@@ -196,7 +197,7 @@ func handleManifestPayloadVector(caseName string, raw json.RawMessage, expected 
 	if len(payload) == 0 {
 		return handleManifestJSONVector(raw, expected)
 	}
-	m, err := sandbox.ParseManifestJSON(payload)
+	m, err := manifest.Parse(payload)
 	if err != nil {
 		return nil, err
 	}
@@ -248,7 +249,7 @@ func handleManifestPayloadVector(caseName string, raw json.RawMessage, expected 
 }
 
 // exactPart is exact of the value under keys of the manifest's JSON.
-func exactPart(m *sandbox.Manifest, keys ...string) (any, error) {
+func exactPart(m *manifest.Manifest, keys ...string) (any, error) {
 	b, err := manifestPart(m, keys...)
 	if err != nil {
 		return nil, err
@@ -258,7 +259,7 @@ func exactPart(m *sandbox.Manifest, keys ...string) (any, error) {
 
 // mountFieldSets is every entry's dump without the fields all mounts share,
 // keyed as in the manifest.
-func mountFieldSets(m *sandbox.Manifest) (any, error) {
+func mountFieldSets(m *manifest.Manifest) (any, error) {
 	var out []mvKV
 	for _, ke := range m.Entries {
 		b, err := ke.Entry.JSON()

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/manifest"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/mount"
 )
 
@@ -78,13 +79,13 @@ func handleMountBoundaryVector(_ string, raw json.RawMessage, _ any) (any, error
 	switch in.Fn {
 	case "":
 	case "Manifest.model_validate":
-		if _, err := sandbox.ParseManifestJSON(in.Payload); err != nil {
+		if _, err := manifest.Parse(in.Payload); err != nil {
 			return nil, err
 		}
 		return "ok", nil
 	case "Manifest().with_in_container_mount_credential_exposure_acknowledged",
 		"Manifest().with_in_container_mount_broad_credential_exposure_acknowledged":
-		if err := mount.ValidateAcknowledgementPath(sandbox.DefaultManifestRoot, in.Path); err != nil {
+		if err := mount.ValidateAcknowledgementPath(manifest.DefaultRoot, in.Path); err != nil {
 			return nil, err
 		}
 		return "ok", nil
@@ -124,7 +125,7 @@ func handleRemoteMountPolicyVector(_ string, raw json.RawMessage, _ any) (any, e
 	}
 	root := in.Manifest.Root
 	if root == "" {
-		root = sandbox.DefaultManifestRoot
+		root = manifest.DefaultRoot
 	}
 	tree, err := secWalkEntries(in.Manifest.Entries)
 	if err != nil {

@@ -1,12 +1,14 @@
-package sandbox
+package manifest
 
 import (
 	"errors"
 	"strings"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 )
 
-// DefaultManifestRoot is the Python SDK's default Manifest.root.
-const DefaultManifestRoot = "/workspace"
+// DefaultRoot is the Python SDK's default Manifest.root.
+const DefaultRoot = "/workspace"
 
 // DefaultRemoteMountCommandAllowlist is the Python SDK's default
 // Manifest.remote_mount_command_allowlist, in its order (design/sdk-model.md §3.1).
@@ -14,14 +16,14 @@ var DefaultRemoteMountCommandAllowlist = []string{"ls", "find", "stat", "cat", "
 	"rg", "wc", "sort", "cut", "cp", "tee", "echo", "mkdir", "rm"}
 
 // Manifest is the Python SDK's workspace Manifest (design/sdk-model.md §3.1) in its JSON form.
-// The zero value is not valid; start from NewManifest or ParseManifestJSON.
+// The zero value is not valid; start from New or Parse.
 type Manifest struct {
 	Root                        string
 	Entries                     Entries
 	Environment                 []EnvVar
-	Users                       []User
-	Groups                      []Group
-	ExtraPathGrants             []PathGrant
+	Users                       []sandbox.User
+	Groups                      []sandbox.Group
+	ExtraPathGrants             []sandbox.PathGrant
 	RemoteMountCommandAllowlist []string
 }
 
@@ -43,10 +45,10 @@ type EnvValue struct {
 	Ephemeral   bool
 }
 
-// NewManifest returns the Python SDK's default Manifest(): version 1, root
+// New returns the Python SDK's default Manifest(): version 1, root
 // "/workspace", no entries, and the default command allowlist.
-func NewManifest() *Manifest {
-	return &Manifest{Root: DefaultManifestRoot, Entries: Entries{},
+func New() *Manifest {
+	return &Manifest{Root: DefaultRoot, Entries: Entries{},
 		RemoteMountCommandAllowlist: append([]string(nil), DefaultRemoteMountCommandAllowlist...)}
 }
 
@@ -76,38 +78,38 @@ func camelCase(s string) string {
 // acknowledgement keys in manifest input.
 const MsgCredentialAckInInput = "In-container mount credential exposure must be configured on a trusted Manifest instance, not in manifest input."
 
-// ParseManifestJSON reads a manifest as the Python SDK's Manifest.model_validate
+// Parse reads a manifest as the Python SDK's Manifest.model_validate
 // does (design/sdk-model.md §3.1, §7): every key is optional; unknown top-level keys are
 // ignored except credential acknowledgement keys (TypeError message
 // MsgCredentialAckInInput); version must be 1 ("Input should be 1").
-// Entries keep their JSON order. Errors are *ManifestError (pydantic
-// validation errors with their location), *Error (MountConfigError) or
+// Entries keep their JSON order. Errors are *Error (pydantic
+// validation errors with their location), *sandbox.Error (MountConfigError) or
 // plain errors carrying a Python SDK TypeError message. Entry paths are not
 // checked here: see Entries.ValidatedEntries.
-func ParseManifestJSON(data []byte) (*Manifest, error) {
+func Parse(data []byte) (*Manifest, error) {
 	v, err := decodeOrderedJSON(data)
 	if err != nil {
 		return nil, err
 	}
 	obj, ok := v.(*orderedObject)
 	if !ok {
-		return nil, &ManifestError{Msg: "Input should be a valid dictionary or instance of Manifest"}
+		return nil, &Error{Msg: "Input should be a valid dictionary or instance of Manifest"}
 	}
 	for _, k := range obj.keys {
 		if credentialAckKeys[k] {
 			return nil, seedError(MsgCredentialAckInInput)
 		}
 	}
-	m := NewManifest()
+	m := New()
 	if raw, present := obj.vals["version"]; present {
 		if n, ok := pydanticInt(raw); !ok || n != 1 {
-			return nil, &ManifestError{Loc: []string{"version"}, Msg: "Input should be 1"}
+			return nil, &Error{Loc: []string{"version"}, Msg: "Input should be 1"}
 		}
 	}
 	if raw, present := obj.vals["root"]; present {
 		s, ok := raw.(string)
 		if !ok {
-			return nil, &ManifestError{Loc: []string{"root"}, Msg: "Input should be a valid string"}
+			return nil, &Error{Loc: []string{"root"}, Msg: "Input should be a valid string"}
 		}
 		m.Root = s
 	}
@@ -150,13 +152,13 @@ func ParseManifestJSON(data []byte) (*Manifest, error) {
 	return m, nil
 }
 
-func parseGroups(raw any) ([]Group, error) {
+func parseGroups(raw any) ([]sandbox.Group, error) {
 	loc := []string{"groups"}
 	arr, ok := raw.([]any)
 	if !ok {
-		return nil, &ManifestError{Loc: loc, Msg: "Input should be a valid list"}
+		return nil, &Error{Loc: loc, Msg: "Input should be a valid list"}
 	}
-	out := make([]Group, 0, len(arr))
+	out := make([]sandbox.Group, 0, len(arr))
 	for _, g := range arr {
 		eg, err := parseEntryGroup(g, loc)
 		if err != nil {
@@ -165,33 +167,33 @@ func parseGroups(raw any) ([]Group, error) {
 		if !eg.IsGroup {
 			return nil, fieldError(loc, "users", "Field required")
 		}
-		out = append(out, Group{Name: eg.Name, Users: eg.Users})
+		out = append(out, sandbox.Group{Name: eg.Name, Users: eg.Users})
 	}
 	return out, nil
 }
 
-func parseGrants(raw any) ([]PathGrant, error) {
+func parseGrants(raw any) ([]sandbox.PathGrant, error) {
 	loc := []string{"extra_path_grants"}
 	arr, ok := raw.([]any)
 	if !ok {
-		return nil, &ManifestError{Loc: loc, Msg: "Input should be a valid list"}
+		return nil, &Error{Loc: loc, Msg: "Input should be a valid list"}
 	}
 	specs := []fieldSpec{reqStr("path"), defBool("read_only", false), optStr("description"), optStr("host_path")}
-	out := make([]PathGrant, 0, len(arr))
+	out := make([]sandbox.PathGrant, 0, len(arr))
 	for _, g := range arr {
 		obj, ok := g.(*orderedObject)
 		if !ok {
-			return nil, &ManifestError{Loc: loc, Msg: "Input should be a valid dictionary or instance of SandboxPathGrant"}
+			return nil, &Error{Loc: loc, Msg: "Input should be a valid dictionary or instance of SandboxPathGrant"}
 		}
 		vals, err := parseFields(obj, specs, loc, nil)
 		if err != nil {
 			return nil, err
 		}
-		grant, err := NewPathGrant(vals.str("path"), vals.flag("read_only"),
+		grant, err := sandbox.NewPathGrant(vals.str("path"), vals.flag("read_only"),
 			stringOrNil(vals.get("description")), stringOrNil(vals.get("host_path")))
 		if err != nil {
 			var field string
-			var ge *GrantError
+			var ge *sandbox.GrantError
 			if errors.As(err, &ge) {
 				field = ge.Field
 			}

@@ -1,6 +1,8 @@
-package sandbox
+package manifest
 
 import (
+	"crypto/sha256"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -12,7 +14,7 @@ func TestManifestReview(t *testing.T) {
 		`"s3":{"type":"s3_mount","bucket":"bkt","access_key_id":"AKIA-secret","mount_strategy":{"type":"in_container","pattern":{"type":"rclone"}}},` +
 		`"src":{"type":"local_dir","src":"skills"}},` +
 		`"environment":{"value":{"TOKEN":"env-secret"}}}`
-	m, err := ParseManifestJSON([]byte(src))
+	m, err := Parse([]byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +36,7 @@ func TestManifestReview(t *testing.T) {
 		}
 	}
 	for _, want := range []string{
-		`"content": "(sensitive value, sha256 ` + sha256Hex("secret-text") + `)"`,
+		fmt.Sprintf(`"content": "(sensitive value, sha256 %x)"`, sha256.Sum256([]byte("secret-text"))),
 		`"access_key_id": "(sensitive value)"`, `"secret_access_key": null`,
 		`"TOKEN": "(sensitive value)"`, `"src": "skills"`, `"bucket": "bkt"`,
 	} {
@@ -48,7 +50,7 @@ func TestManifestReview(t *testing.T) {
 }
 
 func TestManifestReviewStrategyOptions(t *testing.T) {
-	m, err := ParseManifestJSON([]byte(`{"entries":{"vol":{"type":"s3_mount","bucket":"b","mount_strategy":{"type":"docker_volume","driver":"rclone",` +
+	m, err := Parse([]byte(`{"entries":{"vol":{"type":"s3_mount","bucket":"b","mount_strategy":{"type":"docker_volume","driver":"rclone",` +
 		`"driver_options":{"s3-secret-access-key":"DRVsecret"}}},"fuse":{"type":"s3_mount","bucket":"b","mount_strategy":{"type":"in_container",` +
 		`"pattern":{"type":"rclone","extra_args":["--s3-secret-access-key=ARGsecret"]}}}}}`))
 	if err != nil {

@@ -1,15 +1,17 @@
-package sandbox
+package manifest
 
 import (
 	"encoding/json"
 	"strconv"
 	"strings"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 )
 
 // Entry is one node of a manifest's entry tree, the Python SDK's BaseEntry
 // subclasses (design/sdk-model.md §2): the common fields, the type's own fields in the
 // Python SDK's order with defaults filled in (Fields), and, for a "dir", its
-// children in their JSON order. Build one with ParseEntryJSON or NewEntry.
+// children in their JSON order. Build one with ParseEntry or NewEntry.
 type Entry struct {
 	Type        string
 	Description *string
@@ -18,7 +20,7 @@ type Entry struct {
 	// shape ({"name", "users"}) when IsGroup is set.
 	Group       *EntryGroup
 	IsDir       bool
-	Permissions Permissions
+	Permissions sandbox.Permissions
 	// Fields holds the type's own fields (children excepted), in order.
 	Fields   *orderedObject
 	Children Entries
@@ -28,7 +30,7 @@ type Entry struct {
 // User ({"name"}) or a Group ({"name", "users"}).
 type EntryGroup struct {
 	Name    string
-	Users   []User
+	Users   []sandbox.User
 	IsGroup bool
 }
 
@@ -104,7 +106,7 @@ func parseEntry(v any, loc []string) (*Entry, error) {
 	if !ok {
 		return nil, valueError(loc, "Unknown artifact type `"+t+"`. Registered types: "+strings.Join(RegisteredEntryTypes(), ", "))
 	}
-	e := &Entry{Type: t, Ephemeral: kind == kindMount, IsDir: kind != kindPlain, Permissions: DefaultPermissions()}
+	e := &Entry{Type: t, Ephemeral: kind == kindMount, IsDir: kind != kindPlain, Permissions: sandbox.DefaultPermissions()}
 	common := []fieldSpec{optStr("description"), defBool("ephemeral", e.Ephemeral), defBool("is_dir", e.IsDir)}
 	vals, err := parseFields(obj, common, loc, nil)
 	if err != nil {
@@ -146,7 +148,7 @@ func parseEntryGroup(raw any, loc []string) (*EntryGroup, error) {
 	}
 	obj, ok := raw.(*orderedObject)
 	if !ok {
-		return nil, &ManifestError{Loc: loc, Msg: "Input should be a valid dictionary or instance of Group or User"}
+		return nil, &Error{Loc: loc, Msg: "Input should be a valid dictionary or instance of Group or User"}
 	}
 	name, ok := obj.get("name").(string)
 	if !ok {
@@ -163,39 +165,39 @@ func parseEntryGroup(raw any, loc []string) (*EntryGroup, error) {
 	return g, nil
 }
 
-func parseUsers(raw any, loc []string) ([]User, error) {
+func parseUsers(raw any, loc []string) ([]sandbox.User, error) {
 	arr, ok := raw.([]any)
 	if !ok {
-		return nil, &ManifestError{Loc: loc, Msg: "Input should be a valid list"}
+		return nil, &Error{Loc: loc, Msg: "Input should be a valid list"}
 	}
-	out := make([]User, 0, len(arr))
+	out := make([]sandbox.User, 0, len(arr))
 	for _, u := range arr {
 		obj, ok := u.(*orderedObject)
 		if !ok {
-			return nil, &ManifestError{Loc: loc, Msg: "Input should be a valid dictionary or instance of User"}
+			return nil, &Error{Loc: loc, Msg: "Input should be a valid dictionary or instance of User"}
 		}
 		name, ok := obj.get("name").(string)
 		if !ok {
 			return nil, fieldError(loc, "name", "Field required")
 		}
-		out = append(out, User{Name: name})
+		out = append(out, sandbox.User{Name: name})
 	}
 	return out, nil
 }
 
 // parsePermissionsValue reads a Permissions mapping; omitted keys take the
 // model's defaults (owner 7, group 0, other 0, directory false, design/sdk-model.md §1.3).
-func parsePermissionsValue(raw any, loc []string) (Permissions, error) {
+func parsePermissionsValue(raw any, loc []string) (sandbox.Permissions, error) {
 	obj, ok := raw.(*orderedObject)
 	if !ok {
-		return Permissions{}, &ManifestError{Loc: loc, Msg: "Input should be a valid dictionary or instance of Permissions"}
+		return sandbox.Permissions{}, &Error{Loc: loc, Msg: "Input should be a valid dictionary or instance of Permissions"}
 	}
 	vals, err := parseFields(obj, []fieldSpec{defInt("owner", 7), defInt("group", 0), defInt("other", 0),
 		defBool("directory", false)}, loc, nil)
 	if err != nil {
-		return Permissions{}, err
+		return sandbox.Permissions{}, err
 	}
-	return Permissions{
+	return sandbox.Permissions{
 		Owner: int(vals.num("owner")), Group: int(vals.num("group")),
 		Other: int(vals.num("other")), Directory: vals.flag("directory"),
 	}, nil
@@ -243,7 +245,7 @@ func (es Entries) object() *orderedObject {
 	return o
 }
 
-func usersValue(users []User) []any {
+func usersValue(users []sandbox.User) []any {
 	out := make([]any, 0, len(users))
 	for _, u := range users {
 		out = append(out, newObject().set("name", u.Name))
@@ -255,9 +257,9 @@ func usersValue(users []User) []any {
 // content that is not valid UTF-8 gives ErrNotUTF8, as the Python SDK fails.
 func (e *Entry) JSON() ([]byte, error) { return encodeCompact(e.object()) }
 
-// ParseEntryJSON reads one entry from its Python SDK JSON form, with the Python SDK's
-// errors (see DecodeManifestEntries); locations start at "entries".
-func ParseEntryJSON(data []byte) (*Entry, error) {
+// ParseEntry reads one entry from its Python SDK JSON form, with the Python SDK's
+// errors (see DecodeEntries); locations start at "entries".
+func ParseEntry(data []byte) (*Entry, error) {
 	v, err := decodeOrderedJSON(data)
 	if err != nil {
 		return nil, err
@@ -271,7 +273,7 @@ type EntryCommon struct {
 	Ephemeral   bool
 	// Group is a group name ("" for none), rendered in the User shape.
 	Group       string
-	Permissions Permissions
+	Permissions sandbox.Permissions
 }
 
 // NewEntry builds an entry of type t from the common fields and the type's

@@ -1,4 +1,4 @@
-package sandbox
+package manifest
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 )
 
 // entryKind classifies the registered entry types.
@@ -64,8 +66,8 @@ func IsDirectoryEntryType(t string) bool {
 // true when entryType is directory-like (IsDirectoryEntryType), as the Python SDK
 // does after constructing Dir, LocalDir, GitRepo and mount entries
 // (design/sdk-model.md §2.1).
-func DefaultEntryPermissions(entryType string) Permissions {
-	p := DefaultPermissions()
+func DefaultEntryPermissions(entryType string) sandbox.Permissions {
+	p := sandbox.DefaultPermissions()
 	p.Directory = IsDirectoryEntryType(entryType)
 	return p
 }
@@ -87,19 +89,19 @@ type EntryPath struct {
 	Entry *Entry
 }
 
-// DecodeManifestEntries reads the "entries" of a JSON manifest object,
+// DecodeEntries reads the "entries" of a JSON manifest object,
 // keeping the order of keys as written (a repeated key keeps its first
 // position and its last value, like Python's json module). A missing or
 // null "entries" gives an empty list. Every entry is fully validated as in
-// ParseManifestJSON. Errors use the Python SDK's messages (design/sdk-model.md §2.1, §2.3): the
+// Parse. Errors use the Python SDK's messages (design/sdk-model.md §2.1, §2.3): the
 // TypeErrors "Artifact mapping must be a mapping, got <type>" and
 // "Artifact entry must be a BaseEntry or mapping, got <type>" as plain
 // errors; the validation errors "Value error, Artifact entry mapping must
 // include a string `type` field", "Value error, Unknown artifact type `<t>`.
 // Registered types: <sorted list>", "Field required", "Input should be a
-// valid boolean", ... as *ManifestError with pydantic's location. Keys are
+// valid boolean", ... as *Error with pydantic's location. Keys are
 // not validated here; see IterEntries.
-func DecodeManifestEntries(data []byte) (Entries, error) {
+func DecodeEntries(data []byte) (Entries, error) {
 	v, err := decodeOrderedJSON(data)
 	if err != nil {
 		return nil, err
@@ -141,13 +143,13 @@ func pydanticBool(v any) (bool, bool) {
 
 // IterEntries walks the tree as the Python SDK's Manifest.iter_entries does
 // (design/sdk-model.md §3.2): depth-first in insertion order, a child's path being its
-// parent's path joined with its key (JoinEntryPath). Every key is checked
+// parent's path joined with its key (sandbox.JoinEntryPath). Every key is checked
 // with the entry path rules at the point the Python SDK checks it: a
 // Windows-absolute key fails as soon as its siblings are queued (top-level
 // keys before anything is yielded), and every path is validated just before
 // it is yielded, so "safe" with child "../x" fails as "safe/../x" and an
-// absolute child is reported with its own text. The first error (an *Error
-// from NewInvalidManifestPathError) or the first error returned by yield
+// absolute child is reported with its own text. The first error (a *sandbox.Error
+// from sandbox.NewInvalidManifestPathError) or the first error returned by yield
 // stops the walk and is returned.
 func (es Entries) IterEntries(yield func(rel string, e *Entry) error) error {
 	type item struct {
@@ -157,12 +159,12 @@ func (es Entries) IterEntries(yield func(rel string, e *Entry) error) error {
 	push := func(stack []item, parent string, children Entries) ([]item, error) {
 		for i := len(children) - 1; i >= 0; i-- {
 			key := children[i].Key
-			if posix, ok := WindowsAbsoluteAsPosix(key); ok {
-				return nil, NewInvalidManifestPathError(posix, ReasonAbsolute)
+			if posix, ok := sandbox.WindowsAbsoluteAsPosix(key); ok {
+				return nil, sandbox.NewInvalidManifestPathError(posix, sandbox.ReasonAbsolute)
 			}
-			rel := CoercePosix(key)
+			rel := sandbox.CoercePosix(key)
 			if parent != "" {
-				rel = JoinPosix(parent, rel)
+				rel = sandbox.JoinPosix(parent, rel)
 			}
 			stack = append(stack, item{rel: rel, entry: children[i].Entry})
 		}
@@ -175,7 +177,7 @@ func (es Entries) IterEntries(yield func(rel string, e *Entry) error) error {
 	for len(stack) > 0 {
 		it := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if _, err := ValidateEntryPath(it.rel); err != nil {
+		if _, err := sandbox.ValidateEntryPath(it.rel); err != nil {
 			return err
 		}
 		if err := yield(it.rel, it.entry); err != nil {

@@ -1,8 +1,10 @@
-package sandbox
+package manifest
 
 import (
 	"sort"
 	"strings"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 )
 
 // mountCommonFields are the fields every mount entry has after the common
@@ -155,7 +157,7 @@ func checkStrategySupport(mountType string, isPattern bool, s *orderedObject) er
 }
 
 // mountConfigError is the Python SDK's MountConfigError.
-func mountConfigError(msg string, ctx map[string]any) *Error {
+func mountConfigError(msg string, ctx map[string]any) *sandbox.Error {
 	retryable := false
-	return &Error{Code: CodeMountConfigInvalid, Op: "materialize", Message: msg, Context: ctx, Retryable: &retryable}
+	return &sandbox.Error{Code: sandbox.CodeMountConfigInvalid, Op: "materialize", Message: msg, Context: ctx, Retryable: &retryable}
 }

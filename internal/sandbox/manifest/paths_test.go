@@ -1,13 +1,15 @@
-package sandbox
+package manifest
 
 import (
 	"errors"
 	"reflect"
 	"testing"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 )
 
-func TestDecodeManifestEntriesKeepsOrder(t *testing.T) {
-	es, err := DecodeManifestEntries([]byte(`{
+func TestDecodeEntriesKeepsOrder(t *testing.T) {
+	es, err := DecodeEntries([]byte(`{
 		"root": "/w",
 		"entries": {
 			"zeta": {"type": "file", "content": "z"},
@@ -53,7 +55,7 @@ func TestDecodeManifestEntriesKeepsOrder(t *testing.T) {
 	}
 }
 
-func TestDecodeManifestEntriesErrors(t *testing.T) {
+func TestDecodeEntriesErrors(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{`{"entries": []}`, "Artifact mapping must be a mapping, got list"},
 		{`{"entries": {"x": "file"}}`, "Artifact entry must be a BaseEntry or mapping, got str"},
@@ -66,13 +68,13 @@ func TestDecodeManifestEntriesErrors(t *testing.T) {
 		{`{"entries": {"f": {"type": "file", "ephemeral": "maybe"}}}`, "entries.ephemeral: Input should be a valid boolean"},
 	}
 	for _, tt := range tests {
-		_, err := DecodeManifestEntries([]byte(tt.in))
+		_, err := DecodeEntries([]byte(tt.in))
 		if err == nil || err.Error() != tt.want {
 			t.Errorf("%s: error = %v, want %q", tt.in, err, tt.want)
 		}
 	}
 	for _, in := range []string{`{"entries": null}`, `{}`, `{"entries": {"d": {"type": "dir", "children": null}}}`} {
-		if _, err := DecodeManifestEntries([]byte(in)); err != nil {
+		if _, err := DecodeEntries([]byte(in)); err != nil {
 			t.Errorf("%s: %v", in, err)
 		}
 	}
@@ -82,29 +84,31 @@ func TestValidatedEntriesErrors(t *testing.T) {
 	tests := []struct {
 		name, in, rel, reason string
 	}{
-		{"nested escape", `{"entries": {"safe": {"type": "dir", "children": {"../outside.txt": {"type": "file", "content": "x"}}}}}`, "safe/../outside.txt", ReasonEscapeRoot},
-		{"nested absolute", `{"entries": {"safe": {"type": "dir", "children": {"/tmp/outside.txt": {"type": "file", "content": "x"}}}}}`, "/tmp/outside.txt", ReasonAbsolute},
-		{"windows key", `{"entries": {"C:\\tmp\\outside.txt": {"type": "file", "content": "x"}}}`, "C:/tmp/outside.txt", ReasonAbsolute},
-		{"nested windows key", `{"entries": {"safe": {"type": "dir", "children": {"d:/x": {"type": "file", "content": "x"}}}}}`, "d:/x", ReasonAbsolute},
-		{"drive-like parent", `{"entries": {"a:": {"type": "dir", "children": {"b": {"type": "file", "content": "x"}}}}}`, "a:/b", ReasonAbsolute},
+		{"nested escape", `{"entries": {"safe": {"type": "dir", "children": {"../outside.txt": {"type": "file", "content": "x"}}}}}`, "safe/../outside.txt", sandbox.ReasonEscapeRoot},
+		{"nested absolute", `{"entries": {"safe": {"type": "dir", "children": {"/tmp/outside.txt": {"type": "file", "content": "x"}}}}}`, "/tmp/outside.txt", sandbox.ReasonAbsolute},
+		{"windows key", `{"entries": {"C:\\tmp\\outside.txt": {"type": "file", "content": "x"}}}`, "C:/tmp/outside.txt", sandbox.ReasonAbsolute},
+		{"nested windows key", `{"entries": {"safe": {"type": "dir", "children": {"d:/x": {"type": "file", "content": "x"}}}}}`, "d:/x", sandbox.ReasonAbsolute},
+		{"drive-like parent", `{"entries": {"a:": {"type": "dir", "children": {"b": {"type": "file", "content": "x"}}}}}`, "a:/b", sandbox.ReasonAbsolute},
 		// Top-level Windows keys are checked before anything is walked.
-		{"windows key after escape", `{"entries": {"../x": {"type": "file", "content": "x"}, "C:/y": {"type": "file", "content": "x"}}}`, "C:/y", ReasonAbsolute},
-		{"first error in walk order", `{"entries": {"ok": {"type": "dir", "children": {"../a": {"type": "file", "content": "x"}}}, "/b": {"type": "file", "content": "x"}}}`, "ok/../a", ReasonEscapeRoot},
+		{"windows key after escape", `{"entries": {"../x": {"type": "file", "content": "x"}, "C:/y": {"type": "file", "content": "x"}}}`, "C:/y", sandbox.ReasonAbsolute},
+		{"first error in walk order", `{"entries": {"ok": {"type": "dir", "children": {"../a": {"type": "file", "content": "x"}}}, "/b": {"type": "file", "content": "x"}}}`, "ok/../a", sandbox.ReasonEscapeRoot},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			es, err := DecodeManifestEntries([]byte(tt.in))
+			es, err := DecodeEntries([]byte(tt.in))
 			if err != nil {
 				t.Fatal(err)
 			}
 			_, err = es.ValidatedEntries()
-			wantPathError(t, err, tt.rel, tt.reason)
+			if want := sandbox.NewInvalidManifestPathError(tt.rel, tt.reason); !reflect.DeepEqual(err, want) {
+				t.Fatalf("error = %#v, want %#v", err, want)
+			}
 		})
 	}
 }
 
 func TestIterEntries(t *testing.T) {
-	es, err := DecodeManifestEntries([]byte(`{"entries": {
+	es, err := DecodeEntries([]byte(`{"entries": {
 		"": {"type": "file", "content": "x"},
 		"a\\b": {"type": "dir", "children": {"": {"type": "file", "content": "x"}, "./c//d": {"type": "file", "content": "x"}}},
 		"f": {"type": "file", "content": "x", "children": {"../ignored": {"type": "file", "content": "x"}}}
@@ -145,5 +149,13 @@ func TestEntryTypeKinds(t *testing.T) {
 	}
 	if got := RegisteredEntryTypes(); len(got) != 11 || got[0] != "azure_blob_mount" || got[10] != "s3_mount" {
 		t.Errorf("RegisteredEntryTypes = %v", got)
+	}
+}
+
+func TestDefaultEntryPermissions(t *testing.T) {
+	for typ, want := range map[string]string{"dir": "drwxr-xr-x", "s3_mount": "drwxr-xr-x", "file": "-rwxr-xr-x"} {
+		if got := DefaultEntryPermissions(typ).String(); got != want {
+			t.Errorf("%s default = %q, want %q", typ, got, want)
+		}
 	}
 }

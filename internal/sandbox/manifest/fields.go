@@ -1,4 +1,4 @@
-package sandbox
+package manifest
 
 import (
 	"encoding/json"
@@ -6,17 +6,17 @@ import (
 	"strings"
 )
 
-// ManifestError is one rejected manifest value, the Go form of a pydantic
+// Error is one rejected manifest value, the Go form of a pydantic
 // validation error of the Python SDK's Manifest: Loc is pydantic's location
 // (such as ["entries", "mount_strategy"]) and Msg its message, with
 // pydantic's "Value error, " prefix when the Python SDK raised a ValueError.
-type ManifestError struct {
+type Error struct {
 	Loc []string
 	Msg string
 }
 
 // Error returns "<loc joined by dots>: <msg>", or Msg when Loc is empty.
-func (e *ManifestError) Error() string {
+func (e *Error) Error() string {
 	if len(e.Loc) == 0 {
 		return e.Msg
 	}
@@ -24,12 +24,12 @@ func (e *ManifestError) Error() string {
 }
 
 func valueError(loc []string, msg string) error {
-	return &ManifestError{Loc: append([]string(nil), loc...), Msg: "Value error, " + msg}
+	return &Error{Loc: append([]string(nil), loc...), Msg: "Value error, " + msg}
 }
 
 func fieldError(loc []string, field, msg string) error {
 	l := append(append([]string(nil), loc...), field)
-	return &ManifestError{Loc: l, Msg: msg}
+	return &Error{Loc: l, Msg: msg}
 }
 
 // fieldKind is the JSON shape of one Python SDK model field.

@@ -1,16 +1,18 @@
-package sandbox
+package manifest
 
 import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 )
 
 func TestManifestRoundTrip(t *testing.T) {
 	in := `{"root":"/w","entries":{"b":{"type":"dir","children":{"x.txt":{"type":"file","content":"hi\n","group":{"name":"g","users":[{"name":"u"}]}}}},` +
 		`"a":{"type":"local_dir","src":"skills","permissions":{"owner":7,"group":5}},"g":{"type":"git_repo","repo":"o/r","ref":"main"}},` +
 		`"environment":{"value":{"A":"plain","B":{"type":"str","value":"v"}}},"users":[{"name":"u"}],"groups":[{"name":"g","users":[{"name":"u"}]}]}`
-	m, err := ParseManifestJSON([]byte(in))
+	m, err := Parse([]byte(in))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -18,7 +20,7 @@ func TestManifestRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m2, err := ParseManifestJSON(first)
+	m2, err := Parse(first)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +60,7 @@ func TestManifestErrors(t *testing.T) {
 		{`{"extra_path_grants": [{"path": "tmp"}]}`, "extra_path_grants.path: Value error, sandbox path grant path must be POSIX absolute"},
 		{`[]`, "Input should be a valid dictionary or instance of Manifest"},
 	} {
-		_, err := ParseManifestJSON([]byte(tt.in))
+		_, err := Parse([]byte(tt.in))
 		if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
 			t.Errorf("%s: error %v, want %q", tt.in, err, tt.want)
 		}
@@ -67,7 +69,7 @@ func TestManifestErrors(t *testing.T) {
 
 func TestNewEntryMatchesParsed(t *testing.T) {
 	desc := "notes"
-	e, err := NewEntry("file", EntryCommon{Description: &desc, Group: "staff", Permissions: Permissions{Owner: 6, Group: 4}},
+	e, err := NewEntry("file", EntryCommon{Description: &desc, Group: "staff", Permissions: sandbox.Permissions{Owner: 6, Group: 4}},
 		map[string]any{"content": "héllo\x01"})
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +83,7 @@ func TestNewEntryMatchesParsed(t *testing.T) {
 	if string(got) != want {
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}
-	d, err := NewEntry("dir", EntryCommon{Permissions: Permissions{Owner: 7}}, nil)
+	d, err := NewEntry("dir", EntryCommon{Permissions: sandbox.Permissions{Owner: 7}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

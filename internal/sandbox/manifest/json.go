@@ -1,4 +1,4 @@
-package sandbox
+package manifest
 
 import (
 	"bytes"

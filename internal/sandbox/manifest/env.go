@@ -1,4 +1,4 @@
-package sandbox
+package manifest
 
 // envValueTypes are the registered typed env value tags (core: "str").
 var envValueTypes = []string{"str"}
@@ -18,14 +18,14 @@ func parseEnvironment(raw any) ([]EnvVar, error) {
 	}
 	obj, ok := raw.(*orderedObject)
 	if !ok {
-		return nil, &ManifestError{Loc: []string{"environment"}, Msg: "Input should be a valid dictionary or instance of Environment"}
+		return nil, &Error{Loc: []string{"environment"}, Msg: "Input should be a valid dictionary or instance of Environment"}
 	}
 	vals, ok := obj.get("value").(*orderedObject)
 	if !ok {
 		if obj.get("value") == nil {
 			return nil, nil
 		}
-		return nil, &ManifestError{Loc: envLoc, Msg: "Input should be a valid dictionary"}
+		return nil, &Error{Loc: envLoc, Msg: "Input should be a valid dictionary"}
 	}
 	out := make([]EnvVar, 0, len(vals.keys))
 	for _, name := range vals.keys {
@@ -44,7 +44,7 @@ func parseEnvValue(raw any, entryAllowed bool) (EnvValue, error) {
 	}
 	obj, ok := raw.(*orderedObject)
 	if !ok {
-		return EnvValue{}, &ManifestError{Loc: envLoc, Msg: "Input should be a valid string or mapping, got " + pyTypeName(raw)}
+		return EnvValue{}, &Error{Loc: envLoc, Msg: "Input should be a valid string or mapping, got " + pyTypeName(raw)}
 	}
 	if tagRaw, present := obj.vals["type"]; present {
 		tag, ok := tagRaw.(string)
