@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/hostsource"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/manifest"
 )
 
@@ -196,7 +197,7 @@ func handleWorkspacePathVector(raw json.RawMessage, expected any) (any, error) {
 	}
 	switch fn {
 	case "resolve_workspace_path":
-		return sandbox.ResolveWorkspacePath(root, pyPathArg(in.Rel), in.AllowAbs)
+		return hostsource.ResolveWorkspacePath(root, pyPathArg(in.Rel), in.AllowAbs)
 	case "normalize_sandbox_cwd":
 		return sandbox.NormalizeSandboxCwd(in.Cwd)
 	case "SandboxPathGrant":

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/hostsource"
 )
 
 // TreeSummary is the workspace-side view of a copied directory: the same
@@ -131,10 +132,10 @@ func (e *Engine) SyncLocalDir(ctx context.Context, id, rel, src string, m Meta, 
 // is read by the same no-follow rules, but is not confined to the working
 // directory or the grants.
 func (e *Engine) SyncHostTree(ctx context.Context, id, rel, dir string, m Meta, planned *TreeSummary) (TreeSummary, string, error) {
-	return e.syncTree(ctx, id, rel, sandbox.HostSourcePolicy{BaseDir: dir}, ".", m, planned)
+	return e.syncTree(ctx, id, rel, hostsource.Policy{BaseDir: dir}, ".", m, planned)
 }
 
-func (e *Engine) syncTree(ctx context.Context, id, rel string, host sandbox.HostSourcePolicy, src string, m Meta, planned *TreeSummary) (TreeSummary, string, error) {
+func (e *Engine) syncTree(ctx context.Context, id, rel string, host hostsource.Policy, src string, m Meta, planned *TreeSummary) (TreeSummary, string, error) {
 	w, err := e.Open(ctx, id)
 	if err != nil {
 		return TreeSummary{}, "", err
@@ -158,7 +159,7 @@ func (e *Engine) syncTree(ctx context.Context, id, rel string, host sandbox.Host
 		mu   sync.Mutex
 		seen = make(map[string]bool, len(planned.Files))
 	)
-	_, err = host.VisitDir(ctx, src, func(v sandbox.TreeVisit) error {
+	_, err = host.VisitDir(ctx, src, func(v hostsource.TreeVisit) error {
 		want, ok := planned.Files[v.Rel]
 		if !ok {
 			return fmt.Errorf("%s was added to %s after the plan: %w", v.Rel, src, ErrSourceChanged)
@@ -270,7 +271,7 @@ func joinRel(base, rel string) string {
 // host tree is hashed and compared with the plan first, then the files that
 // differ go into the workspace as one stream, each checked against its
 // SHA-256 on arrival.
-func syncBatch(ctx context.Context, w *Workspace, bw backend.BatchWriter, host sandbox.HostSourcePolicy, rel, src string, m Meta, planned *TreeSummary) (TreeSummary, string, error) {
+func syncBatch(ctx context.Context, w *Workspace, bw backend.BatchWriter, host hostsource.Policy, rel, src string, m Meta, planned *TreeSummary) (TreeSummary, string, error) {
 	tree, err := host.ScanDir(ctx, src)
 	if err != nil {
 		return TreeSummary{}, "", err
@@ -309,7 +310,7 @@ func syncBatch(ctx context.Context, w *Workspace, bw backend.BatchWriter, host s
 
 // copyTreeBatch streams todo to a BatchWriter; each host file is reopened
 // by the pinned walk when its turn in the stream comes.
-func copyTreeBatch(ctx context.Context, bw backend.BatchWriter, host sandbox.HostSourcePolicy, tree sandbox.TreeDigest, rel string, todo []sandbox.TreeFile) error {
+func copyTreeBatch(ctx context.Context, bw backend.BatchWriter, host hostsource.Policy, tree sandbox.TreeDigest, rel string, todo []sandbox.TreeFile) error {
 	files := make([]backend.BatchFile, 0, len(todo))
 	for _, f := range todo {
 		files = append(files, backend.BatchFile{

@@ -1,9 +1,56 @@
-package sandbox
+package hostsource
 
 import (
+	"errors"
 	"os"
 	"strings"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 )
+
+// ResolveGrantRoot follows the Python SDK's sandbox_path_grant_host_path
+// (design/sdk-model.md §3.6): the grant's LexicalHostRoot with symlinks
+// followed as far as it exists on this host (non-strict, like
+// Path.resolve). Errors are LexicalHostRoot's, and "sandbox path grant path
+// must not resolve to filesystem root" for a root that resolves to "/".
+func ResolveGrantRoot(g sandbox.PathGrant) (string, error) {
+	raw, err := g.LexicalHostRoot()
+	if err != nil {
+		return "", err
+	}
+	resolved := realpathNonStrict(raw)
+	if resolved == "/" {
+		return "", errors.New("sandbox path grant path must not resolve to filesystem root")
+	}
+	return resolved, nil
+}
+
+// ResolveWorkspacePath is the Python SDK's resolve_workspace_path
+// (design/sdk-model.md §3.3) with its host check: the lexical
+// sandbox.ResolveWorkspacePath and, for an absolute rel allowed within a
+// root that exists on this host, rel with symlinks followed must also lie
+// under root with symlinks followed, else the error reason is "absolute"
+// (reporting the normalised rel).
+func ResolveWorkspacePath(root, rel string, allowAbsoluteWithinRoot bool) (string, error) {
+	out, err := sandbox.ResolveWorkspacePath(root, rel, allowAbsoluteWithinRoot)
+	if err != nil || !allowAbsoluteWithinRoot || !strings.HasPrefix(sandbox.CoercePosix(rel), "/") {
+		return out, err
+	}
+	rootPath := sandbox.NormPosix(sandbox.CoercePosix(root))
+	if hostPathExists(rootPath) {
+		if _, ok := sandbox.PosixRelativeTo(realpathNonStrict(out), realpathNonStrict(rootPath)); !ok {
+			return "", sandbox.NewInvalidManifestPathError(out, sandbox.ReasonAbsolute)
+		}
+	}
+	return out, nil
+}
+
+// hostPathExists is pathlib's Path.exists(): symlinks are followed and any
+// error counts as "does not exist".
+func hostPathExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
 
 // realpathNonStrict is Python's os.path.realpath(p, strict=False), which
 // pathlib's Path.resolve(strict=False) uses: symlinks are followed as far as
@@ -17,7 +64,7 @@ func realpathNonStrict(p string) string {
 			out = pyJoin(wd, out)
 		}
 	}
-	return NormPosix(out)
+	return sandbox.NormPosix(out)
 }
 
 // joinRealpath ports posixpath._joinrealpath (non-strict). seen maps a

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package sandbox
+package hostsource
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 )
 
 // errHostSourceUnsupported is the cause of every host source read on a
@@ -20,15 +22,15 @@ func openPinned(t *hostTarget, _ bool) (*os.File, error) {
 	return nil, f
 }
 
-func (p HostSourcePolicy) scanTree(_ context.Context, t *hostTarget) (TreeDigest, error) {
+func (p Policy) scanTree(_ context.Context, t *hostTarget) (sandbox.TreeDigest, error) {
 	_, err := openPinned(t, true)
-	return TreeDigest{}, err
+	return sandbox.TreeDigest{}, err
 }
 
-func (p HostSourcePolicy) visitTree(_ context.Context, t *hostTarget, _ func(TreeVisit) error) (TreeDigest, error) {
+func (p Policy) visitTree(_ context.Context, t *hostTarget, _ func(TreeVisit) error) (sandbox.TreeDigest, error) {
 	_, err := openPinned(t, true)
-	return TreeDigest{}, err
+	return sandbox.TreeDigest{}, err
 }
 
 // checkLinks has nothing to check where no source can be opened.
-func (p HostSourcePolicy) checkLinks(os.FileInfo, string) error { return nil }
+func (p Policy) checkLinks(os.FileInfo, string) error { return nil }

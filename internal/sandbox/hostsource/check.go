@@ -1,4 +1,4 @@
-package sandbox
+package hostsource
 
 import (
 	"errors"
@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 )
 
 // hostTarget is a located and inspected host source path.
@@ -55,7 +57,7 @@ func fault(reason, child string, cause error) *sourceFault {
 var testHookBeforeOpen func(abs string)
 
 // baseDir returns the cleaned absolute base directory.
-func (p HostSourcePolicy) baseDir() (string, error) {
+func (p Policy) baseDir() (string, error) {
 	if p.BaseDir == "" {
 		return os.Getwd()
 	}
@@ -75,7 +77,7 @@ func within(p, root string) bool {
 
 // locate resolves src and picks the walk anchor: "/" for an absolute src,
 // else BaseDir or the grant root it lies under.
-func (p HostSourcePolicy) locate(src string) (abs, anchor string, err error) {
+func (p Policy) locate(src string) (abs, anchor string, err error) {
 	base, err := p.baseDir()
 	if err != nil {
 		return "", "", fault("", "", fmt.Errorf("cannot determine base directory: %w", err))
@@ -91,7 +93,7 @@ func (p HostSourcePolicy) locate(src string) (abs, anchor string, err error) {
 
 // confine checks that abs lies under base or a grant root and returns the
 // anchor of its walk.
-func (p HostSourcePolicy) confine(abs, base string, relative bool) (string, string, error) {
+func (p Policy) confine(abs, base string, relative bool) (string, string, error) {
 	pick := func(root string) (string, string, error) {
 		if relative {
 			return abs, root, nil
@@ -108,7 +110,7 @@ func (p HostSourcePolicy) confine(abs, base string, relative bool) (string, stri
 			return pick(root)
 		}
 	}
-	f := fault(ReasonOutsideBaseDir, "", nil)
+	f := fault(sandbox.ReasonOutsideBaseDir, "", nil)
 	f.ctx["base_dir"] = base
 	if len(grants) > 0 {
 		f.ctx["extra_path_grants"] = grants
@@ -117,10 +119,10 @@ func (p HostSourcePolicy) confine(abs, base string, relative bool) (string, stri
 }
 
 // grantRoot is the effective host root of a grant, resolved as design/sdk-model.md §3.6
-// says (PathGrant.ResolvedHostRoot), or "" when the grant is unusable here
+// says (ResolveGrantRoot), or "" when the grant is unusable here
 // (not absolute on this host, or the filesystem root).
-func grantRoot(g PathGrant) string {
-	r, err := g.ResolvedHostRoot()
+func grantRoot(g sandbox.PathGrant) string {
+	r, err := ResolveGrantRoot(g)
 	if err != nil || !filepath.IsAbs(r) {
 		return ""
 	}
@@ -128,7 +130,7 @@ func grantRoot(g PathGrant) string {
 }
 
 // inspect lstats every component from anchor down to abs (design/sdk-model.md §2.4).
-func (p HostSourcePolicy) inspect(abs, anchor string) (*hostTarget, error) {
+func (p Policy) inspect(abs, anchor string) (*hostTarget, error) {
 	base, _ := p.baseDir()
 	t := &hostTarget{abs: abs, base: base, anchor: anchor}
 	ai, err := os.Stat(anchor)
@@ -136,7 +138,7 @@ func (p HostSourcePolicy) inspect(abs, anchor string) (*hostTarget, error) {
 		return nil, lstatFault(err, childName(base, anchor))
 	}
 	if !ai.IsDir() {
-		return nil, fault(ReasonPathNotFound, childName(base, anchor), fmt.Errorf("%s is not a directory", anchor))
+		return nil, fault(sandbox.ReasonPathNotFound, childName(base, anchor), fmt.Errorf("%s is not a directory", anchor))
 	}
 	t.anchorInfo = ai
 	rest, err := filepath.Rel(anchor, abs)
@@ -154,7 +156,7 @@ func (p HostSourcePolicy) inspect(abs, anchor string) (*hostTarget, error) {
 			return nil, lstatFault(err, childName(base, cur))
 		}
 		if fi.Mode()&fs.ModeSymlink != 0 {
-			return nil, fault(ReasonSymlinkNotSupported, childName(base, cur), nil)
+			return nil, fault(sandbox.ReasonSymlinkNotSupported, childName(base, cur), nil)
 		}
 		t.comps = append(t.comps, name)
 		t.infos = append(t.infos, fi)
@@ -166,7 +168,7 @@ func isNotDir(err error) bool { return errors.Is(err, syscall.ENOTDIR) }
 
 func lstatFault(err error, child string) *sourceFault {
 	if errors.Is(err, fs.ErrNotExist) || isNotDir(err) {
-		return fault(ReasonPathNotFound, child, err)
+		return fault(sandbox.ReasonPathNotFound, child, err)
 	}
 	return fault("", child, err)
 }
@@ -218,18 +220,18 @@ func fileTypeName(m fs.FileMode) string {
 
 // fileError converts an internal failure into the Python SDK's LocalFileReadError
 // (or LocalChecksumError).
-func (p HostSourcePolicy) fileError(src string, err error) error {
-	return convertFault(src, err, NewLocalFileReadError)
+func (p Policy) fileError(src string, err error) error {
+	return convertFault(src, err, sandbox.NewLocalFileReadError)
 }
 
 // dirError converts an internal failure into the Python SDK's LocalDirReadError
 // (or LocalChecksumError).
-func (p HostSourcePolicy) dirError(src string, err error) error {
-	return convertFault(src, err, NewLocalDirReadError)
+func (p Policy) dirError(src string, err error) error {
+	return convertFault(src, err, sandbox.NewLocalDirReadError)
 }
 
-func convertFault(src string, err error, mk func(string, map[string]any, error) *Error) error {
-	var se *Error
+func convertFault(src string, err error, mk func(string, map[string]any, error) *sandbox.Error) error {
+	var se *sandbox.Error
 	if errors.As(err, &se) {
 		return err
 	}
@@ -242,7 +244,7 @@ func convertFault(src string, err error, mk func(string, map[string]any, error) 
 		if c, ok := f.ctx["child"].(string); ok {
 			name = path.Join(filepath.ToSlash(src), c)
 		}
-		return NewLocalChecksumError(name, f.cause)
+		return sandbox.NewLocalChecksumError(name, f.cause)
 	}
 	return mk(src, f.ctx, f.cause)
 }

@@ -1,6 +1,6 @@
 //go:build linux
 
-package sandbox
+package hostsource
 
 import (
 	"errors"
@@ -10,6 +10,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 )
 
 // openatRetry is openat(2) retried on EINTR, always with O_CLOEXEC.
@@ -45,11 +47,11 @@ func sameInode(fd int, fi os.FileInfo) (bool, error) {
 func openPinned(t *hostTarget, dir bool) (*os.File, error) {
 	fd, err := openatRetry(unix.AT_FDCWD, t.anchor, unix.O_RDONLY|unix.O_DIRECTORY)
 	if err != nil {
-		return nil, fault(ReasonPathChangedDuringCopy, childName(t.base, t.anchor), err)
+		return nil, fault(sandbox.ReasonPathChangedDuringCopy, childName(t.base, t.anchor), err)
 	}
 	if same, err := sameInode(fd, t.anchorInfo); err != nil || !same {
 		unix.Close(fd)
-		return nil, fault(ReasonPathChangedDuringCopy, childName(t.base, t.anchor), err)
+		return nil, fault(sandbox.ReasonPathChangedDuringCopy, childName(t.base, t.anchor), err)
 	}
 	cur := t.anchor
 	for i, name := range t.comps {
@@ -72,7 +74,7 @@ func openPinned(t *hostTarget, dir bool) (*os.File, error) {
 		fd = nfd
 		if same, err := sameInode(fd, t.infos[i]); err != nil || !same {
 			unix.Close(fd)
-			return nil, fault(ReasonPathChangedDuringCopy, childName(t.base, cur), err)
+			return nil, fault(sandbox.ReasonPathChangedDuringCopy, childName(t.base, cur), err)
 		}
 	}
 	if !dir {
@@ -92,10 +94,10 @@ func openFault(dirfd int, name string, err error, child string) *sourceFault {
 	var st unix.Stat_t
 	if errors.Is(err, unix.ELOOP) ||
 		(fstatatRetry(dirfd, name, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK) {
-		return fault(ReasonSymlinkNotSupported, child, err)
+		return fault(sandbox.ReasonSymlinkNotSupported, child, err)
 	}
 	if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) {
-		return fault(ReasonPathChangedDuringCopy, child, err)
+		return fault(sandbox.ReasonPathChangedDuringCopy, child, err)
 	}
 	return fault("", child, err)
 }

@@ -1,15 +1,17 @@
-package sandbox
+package hostsource
 
 import (
 	"fmt"
 	"os"
 	"syscall"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 )
 
 // checkLinks refuses a regular file with more than one link unless the
 // policy allows hard links; child names it in the error ("" for the source
 // itself).
-func (p HostSourcePolicy) checkLinks(fi os.FileInfo, child string) error {
+func (p Policy) checkLinks(fi os.FileInfo, child string) error {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if p.AllowHardLinks || !ok || st.Nlink <= 1 {
 		return nil
@@ -22,7 +24,7 @@ func hardLinkFault(child string, links uint64) *sourceFault {
 	if child != "" {
 		name = child
 	}
-	return fault(ReasonHardLinkNotSupported, child, fmt.Errorf("%s has %d hard links, so its content may belong to a "+
+	return fault(sandbox.ReasonHardLinkNotSupported, child, fmt.Errorf("%s has %d hard links, so its content may belong to a "+
 		"file outside the working directory and every extra_path_grants entry; set allow_hard_links = true in the "+
 		"provider block to copy it anyway", name, links))
 }

@@ -1,6 +1,6 @@
 //go:build linux
 
-package sandbox
+package hostsource
 
 import (
 	"context"
@@ -17,6 +17,8 @@ import (
 	"testing"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/testutil/need"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 )
 
 func sha256Hex(s string) string {
@@ -26,13 +28,13 @@ func sha256Hex(s string) string {
 
 // scanFixture writes a small tree below base/src with a fifo and an empty
 // directory, and returns the files expected from ScanDir.
-func scanFixture(t *testing.T, f hostFixture) []TreeFile {
+func scanFixture(t *testing.T, f hostFixture) []sandbox.TreeFile {
 	t.Helper()
 	src := filepath.Join(f.base, "src")
 	content := map[string]string{
 		"a.txt":       "alpha\n",
 		"a/b.txt":     "bravo\n",
-		"a/c/d.bin":   strings.Repeat("d", 3*DigestChunkSize+5),
+		"a/c/d.bin":   strings.Repeat("d", 3*sandbox.DigestChunkSize+5),
 		"B":           "",
 		"with space":  "space\n",
 		"z/deep/y/x":  "x",
@@ -50,13 +52,13 @@ func scanFixture(t *testing.T, f hostFixture) []TreeFile {
 	}
 	// Byte order: "B" < "a.txt" < "a/b.txt" ('.' < '/') < ... < "z/deep/y/x".
 	order := []string{"B", "a.txt", "a/b.txt", "a/c/d.bin", "a/c/exec.sh", "with space", "z/deep/y/x"}
-	var want []TreeFile
+	var want []sandbox.TreeFile
 	for _, rel := range order {
 		perm := fs.FileMode(0o644)
 		if rel == "a/c/exec.sh" {
 			perm = 0o750
 		}
-		want = append(want, TreeFile{Rel: rel, Size: int64(len(content[rel])), SHA256: sha256Hex(content[rel]), Perm: perm})
+		want = append(want, sandbox.TreeFile{Rel: rel, Size: int64(len(content[rel])), SHA256: sha256Hex(content[rel]), Perm: perm})
 	}
 	return want
 }
@@ -121,7 +123,7 @@ func TestScanDirSymlinks(t *testing.T) {
 			mustMkdir(t, filepath.Join(src, "a/b/c"))
 			plant(t, src)
 			_, err := f.p.ScanDir(context.Background(), "src")
-			_ = wantSourceErr(t, err, CodeLocalDirReadError, ReasonSymlinkNotSupported, child)
+			_ = wantSourceErr(t, err, sandbox.CodeLocalDirReadError, sandbox.ReasonSymlinkNotSupported, child)
 		})
 	}
 }
@@ -133,16 +135,16 @@ func TestScanDirRootChecks(t *testing.T) {
 	mustSymlink(t, "real", filepath.Join(f.base, "link"))
 	ctx := context.Background()
 	_, err := f.p.ScanDir(ctx, "link")
-	se := wantSourceErr(t, err, CodeLocalDirReadError, ReasonSymlinkNotSupported, "link")
+	se := wantSourceErr(t, err, sandbox.CodeLocalDirReadError, sandbox.ReasonSymlinkNotSupported, "link")
 	if se.Error() != "failed to read local dir artifact: link" {
 		t.Fatalf("message %q", se.Error())
 	}
 	_, err = f.p.ScanDir(ctx, "../other")
-	_ = wantSourceErr(t, err, CodeLocalDirReadError, ReasonOutsideBaseDir, "")
+	_ = wantSourceErr(t, err, sandbox.CodeLocalDirReadError, sandbox.ReasonOutsideBaseDir, "")
 	_, err = f.p.ScanDir(ctx, "missing")
-	_ = wantSourceErr(t, err, CodeLocalDirReadError, ReasonPathNotFound, "missing")
+	_ = wantSourceErr(t, err, sandbox.CodeLocalDirReadError, sandbox.ReasonPathNotFound, "missing")
 	_, err = f.p.ScanDir(ctx, "real/f")
-	if se = wantSourceErr(t, err, CodeLocalDirReadError, "", ""); se.Context["file_type"] != "regular file" {
+	if se = wantSourceErr(t, err, sandbox.CodeLocalDirReadError, "", ""); se.Context["file_type"] != "regular file" {
 		t.Fatalf("context %v", se.Context)
 	}
 	if err := os.Remove(filepath.Join(f.base, "link")); err != nil {
@@ -186,9 +188,9 @@ func TestOpenTreeFile(t *testing.T) {
 	}
 	mustSymlink(t, f.other, victim)
 	_, err = f.p.OpenTreeFile(ctx, td, "a/b.txt")
-	_ = wantSourceErr(t, err, CodeLocalDirReadError, ReasonSymlinkNotSupported, "src/a/b.txt")
+	_ = wantSourceErr(t, err, sandbox.CodeLocalDirReadError, sandbox.ReasonSymlinkNotSupported, "src/a/b.txt")
 	// A hand-built tree needs only Root.
-	file, err := f.p.OpenTreeFile(ctx, TreeDigest{Root: td.Root}, "a.txt")
+	file, err := f.p.OpenTreeFile(ctx, sandbox.TreeDigest{Root: td.Root}, "a.txt")
 	if err != nil {
 		t.Fatal(err)
 	}

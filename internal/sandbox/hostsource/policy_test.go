@@ -1,6 +1,6 @@
 //go:build linux
 
-package sandbox
+package hostsource
 
 import (
 	"context"
@@ -10,12 +10,14 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 )
 
 // hostFixture is a temp dir holding base/ (the policy's BaseDir) and other/.
 type hostFixture struct {
 	top, base, other string
-	p                HostSourcePolicy
+	p                Policy
 }
 
 func newHostFixture(t *testing.T) hostFixture {
@@ -24,7 +26,7 @@ func newHostFixture(t *testing.T) hostFixture {
 	f := hostFixture{top: top, base: filepath.Join(top, "base"), other: filepath.Join(top, "other")}
 	mustMkdir(t, f.base)
 	mustMkdir(t, f.other)
-	f.p = HostSourcePolicy{BaseDir: f.base}
+	f.p = Policy{BaseDir: f.base}
 	return f
 }
 
@@ -51,9 +53,9 @@ func mustSymlink(t *testing.T, target, name string) {
 }
 
 // wantSourceErr checks a structured error's code, reason and child.
-func wantSourceErr(t *testing.T, err error, code, reason, child string) *Error {
+func wantSourceErr(t *testing.T, err error, code, reason, child string) *sandbox.Error {
 	t.Helper()
-	var se *Error
+	var se *sandbox.Error
 	if !errors.As(err, &se) {
 		t.Fatalf("error %v (%T) is not a *Error", err, err)
 	}
@@ -70,7 +72,7 @@ func TestDigestFileRelativeAndAbsolute(t *testing.T) {
 	f := newHostFixture(t)
 	content := "hello\n"
 	mustWrite(t, filepath.Join(f.base, "sub", "f.txt"), content)
-	want := independentDigest([]byte(content))
+	want := sandbox.DigestBytes([]byte(content))
 	for _, src := range []string{"sub/f.txt", "./sub/../sub/f.txt", filepath.Join(f.base, "sub", "f.txt")} {
 		abs, d, err := f.p.DigestFile(context.Background(), src)
 		if err != nil {
@@ -94,20 +96,20 @@ func TestHostSourceRejections(t *testing.T) {
 	ctx := context.Background()
 
 	_, _, err := f.p.DigestFile(ctx, "leaf")
-	_ = wantSourceErr(t, err, CodeLocalFileReadError, ReasonSymlinkNotSupported, "leaf")
+	_ = wantSourceErr(t, err, sandbox.CodeLocalFileReadError, sandbox.ReasonSymlinkNotSupported, "leaf")
 	_, _, err = f.p.DigestFile(ctx, "ldir/f")
-	_ = wantSourceErr(t, err, CodeLocalFileReadError, ReasonSymlinkNotSupported, "ldir")
+	_ = wantSourceErr(t, err, sandbox.CodeLocalFileReadError, sandbox.ReasonSymlinkNotSupported, "ldir")
 	_, _, err = f.p.DigestFile(ctx, "real/missing")
-	_ = wantSourceErr(t, err, CodeLocalFileReadError, ReasonPathNotFound, "real/missing")
+	_ = wantSourceErr(t, err, sandbox.CodeLocalFileReadError, sandbox.ReasonPathNotFound, "real/missing")
 	_, _, err = f.p.DigestFile(ctx, "nodir/f")
-	_ = wantSourceErr(t, err, CodeLocalFileReadError, ReasonPathNotFound, "nodir")
+	_ = wantSourceErr(t, err, sandbox.CodeLocalFileReadError, sandbox.ReasonPathNotFound, "nodir")
 
-	se := wantSourceErr(t, errOf(f.p.DigestFile(ctx, "real")), CodeLocalFileReadError, "", "")
+	se := wantSourceErr(t, errOf(f.p.DigestFile(ctx, "real")), sandbox.CodeLocalFileReadError, "", "")
 	if se.Context["file_type"] != "directory" {
 		t.Fatalf("file_type = %v", se.Context["file_type"])
 	}
 	for _, src := range []string{"../other/o", filepath.Join(f.other, "o")} {
-		se = wantSourceErr(t, errOf(f.p.DigestFile(ctx, src)), CodeLocalFileReadError, ReasonOutsideBaseDir, "")
+		se = wantSourceErr(t, errOf(f.p.DigestFile(ctx, src)), sandbox.CodeLocalFileReadError, sandbox.ReasonOutsideBaseDir, "")
 		if se.Context["base_dir"] != f.base || se.Context["extra_path_grants"] != nil {
 			t.Fatalf("context = %v", se.Context)
 		}
@@ -123,22 +125,22 @@ func TestHostSourceRejections(t *testing.T) {
 	}
 }
 
-func errOf(_ string, _ FileDigest, err error) error { return err }
+func errOf(_ string, _ sandbox.FileDigest, err error) error { return err }
 
 func TestGrantAllowsOutside(t *testing.T) {
 	f := newHostFixture(t)
 	mustWrite(t, filepath.Join(f.other, "o"), "outside")
 	mustWrite(t, filepath.Join(f.top, "third", "t"), "t")
 	hostRoot := f.other
-	f.p.Grants = []PathGrant{{Path: "/mnt/other", HostPath: &hostRoot, ReadOnly: true}}
+	f.p.Grants = []sandbox.PathGrant{{Path: "/mnt/other", HostPath: &hostRoot, ReadOnly: true}}
 	ctx := context.Background()
 	for _, src := range []string{"../other/o", filepath.Join(f.other, "o")} {
 		_, d, err := f.p.DigestFile(ctx, src)
-		if err != nil || d != independentDigest([]byte("outside")) {
+		if err != nil || d != sandbox.DigestBytes([]byte("outside")) {
 			t.Fatalf("%s: %+v %v", src, d, err)
 		}
 	}
-	se := wantSourceErr(t, errOf(f.p.DigestFile(ctx, "../third/t")), CodeLocalFileReadError, ReasonOutsideBaseDir, "")
+	se := wantSourceErr(t, errOf(f.p.DigestFile(ctx, "../third/t")), sandbox.CodeLocalFileReadError, sandbox.ReasonOutsideBaseDir, "")
 	if !reflect.DeepEqual(se.Context["extra_path_grants"], []string{"/mnt/other"}) {
 		t.Fatalf("extra_path_grants = %v", se.Context["extra_path_grants"])
 	}
@@ -160,7 +162,7 @@ func TestOpenFileDetectsSwap(t *testing.T) {
 		mustSymlink(t, f.other, filepath.Join(f.base, "d"))
 	}
 	_, _, err := f.p.OpenFile(ctx, "d/f")
-	_ = wantSourceErr(t, err, CodeLocalFileReadError, ReasonSymlinkNotSupported, "d")
+	_ = wantSourceErr(t, err, sandbox.CodeLocalFileReadError, sandbox.ReasonSymlinkNotSupported, "d")
 
 	// A directory replaced by another real directory.
 	if err := os.Remove(filepath.Join(f.base, "d")); err != nil {
@@ -177,7 +179,7 @@ func TestOpenFileDetectsSwap(t *testing.T) {
 		mustWrite(t, filepath.Join(f.base, "d", "f"), "swapped")
 	}
 	_, _, err = f.p.OpenFile(ctx, "d/f")
-	_ = wantSourceErr(t, err, CodeLocalFileReadError, ReasonPathChangedDuringCopy, "d")
+	_ = wantSourceErr(t, err, sandbox.CodeLocalFileReadError, sandbox.ReasonPathChangedDuringCopy, "d")
 
 	// Without interference the file opens and reads back.
 	file, fi, err := f.p.OpenFile(ctx, "d/f")

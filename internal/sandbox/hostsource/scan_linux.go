@@ -1,11 +1,14 @@
 //go:build linux
 
-package sandbox
+package hostsource
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,6 +17,8 @@ import (
 	"sync"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 )
 
 // scanJob is one opened regular file waiting to be hashed.
@@ -33,14 +38,14 @@ type scanner struct {
 
 // scanTree implements ScanDir for an inspected directory target: every
 // regular file is hashed.
-func (p HostSourcePolicy) scanTree(parent context.Context, t *hostTarget) (TreeDigest, error) {
+func (p Policy) scanTree(parent context.Context, t *hostTarget) (sandbox.TreeDigest, error) {
 	return p.walkTree(parent, t, true, func(ctx context.Context, rel string, _ fs.FileMode, f *os.File) (string, int64, error) {
 		return sha256Reader(ctx, f)
 	})
 }
 
 // visitTree implements VisitDir: fn sees every regular file, opened.
-func (p HostSourcePolicy) visitTree(parent context.Context, t *hostTarget, fn func(TreeVisit) error) (TreeDigest, error) {
+func (p Policy) visitTree(parent context.Context, t *hostTarget, fn func(TreeVisit) error) (sandbox.TreeDigest, error) {
 	return p.walkTree(parent, t, false, func(_ context.Context, rel string, perm fs.FileMode, f *os.File) (string, int64, error) {
 		fi, err := f.Stat()
 		if err != nil {
@@ -54,10 +59,10 @@ func (p HostSourcePolicy) visitTree(parent context.Context, t *hostTarget, fn fu
 // with at most LocalDirFiles workers; work's (sha256, size) fill the
 // returned TreeFile. The file is closed after work returns. A work error is
 // a checksum error when hashing, else a read error naming the file.
-func (p HostSourcePolicy) walkTree(parent context.Context, t *hostTarget, hashing bool, work func(context.Context, string, fs.FileMode, *os.File) (string, int64, error)) (TreeDigest, error) {
+func (p Policy) walkTree(parent context.Context, t *hostTarget, hashing bool, work func(context.Context, string, fs.FileMode, *os.File) (string, int64, error)) (sandbox.TreeDigest, error) {
 	root, err := openPinned(t, true)
 	if err != nil {
-		return TreeDigest{}, err
+		return sandbox.TreeDigest{}, err
 	}
 	defer root.Close()
 
@@ -65,7 +70,7 @@ func (p HostSourcePolicy) walkTree(parent context.Context, t *hostTarget, hashin
 	defer cancel(nil)
 	n := p.workers()
 	jobs := make(chan scanJob, n)
-	results := make(chan TreeFile, n)
+	results := make(chan sandbox.TreeFile, n)
 	var wg sync.WaitGroup
 	for range n {
 		wg.Add(1)
@@ -82,11 +87,11 @@ func (p HostSourcePolicy) walkTree(parent context.Context, t *hostTarget, hashin
 					}
 					continue
 				}
-				results <- TreeFile{Rel: j.rel, Size: size, SHA256: sum, Perm: j.perm}
+				results <- sandbox.TreeFile{Rel: j.rel, Size: size, SHA256: sum, Perm: j.perm}
 			}
 		}()
 	}
-	files := []TreeFile{}
+	files := []sandbox.TreeFile{}
 	collected := make(chan struct{})
 	go func() {
 		for r := range results {
@@ -101,14 +106,14 @@ func (p HostSourcePolicy) walkTree(parent context.Context, t *hostTarget, hashin
 	close(results)
 	<-collected
 	if walkErr != nil {
-		return TreeDigest{}, walkErr
+		return sandbox.TreeDigest{}, walkErr
 	}
 	if ctx.Err() != nil {
-		return TreeDigest{}, context.Cause(ctx)
+		return sandbox.TreeDigest{}, context.Cause(ctx)
 	}
 
-	slices.SortFunc(files, func(a, b TreeFile) int { return strings.Compare(a.Rel, b.Rel) })
-	td := TreeDigest{Root: t.abs, Files: files, SHA256: TreeSHA256(files)}
+	slices.SortFunc(files, func(a, b sandbox.TreeFile) int { return strings.Compare(a.Rel, b.Rel) })
+	td := sandbox.TreeDigest{Root: t.abs, Files: files, SHA256: sandbox.TreeSHA256(files)}
 	for _, f := range files {
 		td.TotalBytes += f.Size
 	}
@@ -135,13 +140,13 @@ func (s *scanner) walk(dir *os.File, rel string) error {
 		var st unix.Stat_t
 		if err := fstatatRetry(dfd, name, &st); err != nil {
 			if errors.Is(err, unix.ENOENT) {
-				return fault(ReasonPathChangedDuringCopy, child, err)
+				return fault(sandbox.ReasonPathChangedDuringCopy, child, err)
 			}
 			return fault("", child, err)
 		}
 		switch st.Mode & unix.S_IFMT {
 		case unix.S_IFLNK:
-			return fault(ReasonSymlinkNotSupported, child, nil)
+			return fault(sandbox.ReasonSymlinkNotSupported, child, nil)
 		case unix.S_IFDIR:
 			sub, err := openChild(dfd, name, child, filepath.Join(dir.Name(), name), &st, true)
 			if err != nil {
@@ -193,7 +198,7 @@ func openChild(dfd int, name, child, osName string, st *unix.Stat_t, dir bool) (
 	}
 	if got.Dev != st.Dev || got.Ino != st.Ino || got.Mode&unix.S_IFMT != st.Mode&unix.S_IFMT {
 		unix.Close(fd)
-		return nil, fault(ReasonPathChangedDuringCopy, child, fmt.Errorf("%s was replaced while being read", child))
+		return nil, fault(sandbox.ReasonPathChangedDuringCopy, child, fmt.Errorf("%s was replaced while being read", child))
 	}
 	if !dir {
 		if err := unix.SetNonblock(fd, false); err != nil {
@@ -218,4 +223,15 @@ func relOrDot(rel string) string {
 		return "."
 	}
 	return rel
+}
+
+// sha256Reader streams r into SHA-256 and returns the hex digest and the
+// number of bytes read; ctx is checked between chunks.
+func sha256Reader(ctx context.Context, r io.Reader) (string, int64, error) {
+	h := sha256.New()
+	n, err := sandbox.CopyChunks(ctx, h, r)
+	if err != nil {
+		return "", n, err
+	}
+	return hex.EncodeToString(h.Sum(nil)), n, nil
 }

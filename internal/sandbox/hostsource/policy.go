@@ -1,4 +1,4 @@
-package sandbox
+package hostsource
 
 import (
 	"context"
@@ -9,14 +9,16 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 )
 
 // DefaultLocalDirFiles is the number of files ScanDir hashes at the same
-// time when HostSourcePolicy.LocalDirFiles is 0: the Python SDK's
+// time when Policy.LocalDirFiles is 0: the Python SDK's
 // SandboxConcurrencyLimits.local_dir_files default (design/sdk-model.md §4.4).
 const DefaultLocalDirFiles = 4
 
-// HostSourcePolicy decides which host files a workspace may copy from (the
+// Policy decides which host files a workspace may copy from (the
 // `source` of a file, a local directory copy) and reads them safely, following
 // the Python SDK's LocalFile and LocalDir rules (design/sdk-model.md §2.4, §2.5): sources lie under
 // BaseDir or under an extra path grant, no symlink is ever followed, and files
@@ -26,17 +28,17 @@ const DefaultLocalDirFiles = 4
 // The zero value uses the process working directory as BaseDir and has no
 // grants. Reading is supported on Linux only; other systems get an error
 // wrapping errors.ErrUnsupported from every method that opens a source.
-type HostSourcePolicy struct {
+type Policy struct {
 	// BaseDir is the absolute host directory relative sources are resolved
 	// against (Terraform's working directory, the Python SDK's base_dir). "" means
 	// the process working directory. It is cleaned but symlinks in it are not
 	// resolved.
 	BaseDir string
 	// Grants are the provider's extra_path_grants: a source may also lie
-	// under a grant's ResolvedHostRoot() (HostRoot() with symlinks followed,
+	// under a grant's root as ResolveGrantRoot gives it (HostRoot() with symlinks followed,
 	// design/sdk-model.md §3.6; a grant that does not resolve is ignored). Read-only grants
 	// allow reading like any other.
-	Grants []PathGrant
+	Grants []sandbox.PathGrant
 	// AllowHardLinks accepts regular files with more than one link. By
 	// default such a file is refused with reason hard_link_not_supported:
 	// a hard link can give a name inside the working directory to a file
@@ -48,46 +50,6 @@ type HostSourcePolicy struct {
 	LocalDirFiles int
 }
 
-// TreeFile is one regular file found by ScanDir.
-type TreeFile struct {
-	// Rel is the POSIX path of the file relative to the scanned directory.
-	Rel string
-	// Size is the number of bytes hashed.
-	Size int64
-	// SHA256 is the lower-case hex SHA-256 of the content.
-	SHA256 string
-	// Perm holds the permission bits (0o777 mask) of the host file.
-	Perm fs.FileMode
-}
-
-// TreeDigest is the result of ScanDir: every regular file below a host
-// directory with its checksum.
-//
-// SHA256 (shown to users as source_sha256) is the lower-case hex SHA-256 of
-// the concatenated lines "<sha256 hex>  <rel>\n" (two spaces) over Files in
-// order, that is exactly the output of GNU sha256sum for the files listed in
-// byte order (LC_ALL=C sort); names holding a backslash or a newline are
-// escaped the way sha256sum escapes them. A user reproduces it with:
-//
-//	cd <root> && find . -type f -printf '%P\n' | LC_ALL=C sort \
-//	  | xargs -r -d '\n' sha256sum | sha256sum
-//
-// An empty tree has SHA256 "e3b0c442...b855", the SHA-256 of no bytes.
-type TreeDigest struct {
-	// Root is the absolute host path of the scanned directory (symlinks not
-	// resolved).
-	Root string
-	// Files lists the regular files, sorted by Rel in byte order; never nil.
-	Files []TreeFile
-	// TotalBytes is the sum of the files' sizes in bytes.
-	TotalBytes int64
-	// SHA256 is the tree checksum described above.
-	SHA256 string
-
-	src    string // the source as the user gave it, for error messages
-	anchor string // where the no-follow walk starts: base dir, grant root or "/"
-}
-
 // Resolve returns the absolute host path of src (relative to BaseDir unless
 // absolute; cleaned lexically, symlinks not resolved) after checking that it
 // lies under BaseDir or under a grant's resolved HostRoot(). It does not
@@ -95,7 +57,7 @@ type TreeDigest struct {
 // local_file_read_error and context reason "outside_base_dir", "base_dir"
 // (the absolute BaseDir) and, when grants exist, "extra_path_grants" (the
 // grants' Path values), as the Python SDK's LocalFile (design/sdk-model.md §2.4).
-func (p HostSourcePolicy) Resolve(src string) (string, error) {
+func (p Policy) Resolve(src string) (string, error) {
 	abs, _, err := p.locate(src)
 	if err != nil {
 		return "", p.fileError(src, err)
@@ -109,15 +71,15 @@ func (p HostSourcePolicy) Resolve(src string) (string, error) {
 // Python SDK's reasons (outside_base_dir, path_not_found, symlink_not_supported
 // with "child", path_changed_during_copy; a non-regular file has context
 // "file_type"), or LocalChecksumError when reading fails while hashing.
-func (p HostSourcePolicy) DigestFile(ctx context.Context, src string) (string, FileDigest, error) {
+func (p Policy) DigestFile(ctx context.Context, src string) (string, sandbox.FileDigest, error) {
 	f, _, err := p.OpenFile(ctx, src)
 	if err != nil {
-		return "", FileDigest{}, err
+		return "", sandbox.FileDigest{}, err
 	}
 	defer f.Close()
-	d, err := digestReader(ctx, f)
+	d, err := sandbox.DigestReaderContext(ctx, f)
 	if err != nil {
-		return "", FileDigest{}, NewLocalChecksumError(src, err)
+		return "", sandbox.FileDigest{}, sandbox.NewLocalChecksumError(src, err)
 	}
 	return f.Name(), d, nil
 }
@@ -134,7 +96,7 @@ func (p HostSourcePolicy) DigestFile(ctx context.Context, src string) (string, F
 // symlink was planted). The returned file's Name() is its absolute path and
 // the FileInfo comes from fstat of the open descriptor. The caller closes
 // the file. Errors are *Error with code local_file_read_error.
-func (p HostSourcePolicy) OpenFile(ctx context.Context, src string) (*os.File, os.FileInfo, error) {
+func (p Policy) OpenFile(ctx context.Context, src string) (*os.File, os.FileInfo, error) {
 	f, fi, err := p.openFile(ctx, src)
 	if err != nil {
 		return nil, nil, p.fileError(src, err)
@@ -142,7 +104,7 @@ func (p HostSourcePolicy) OpenFile(ctx context.Context, src string) (*os.File, o
 	return f, fi, nil
 }
 
-func (p HostSourcePolicy) openFile(ctx context.Context, src string) (*os.File, os.FileInfo, error) {
+func (p Policy) openFile(ctx context.Context, src string) (*os.File, os.FileInfo, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
@@ -154,7 +116,7 @@ func (p HostSourcePolicy) openFile(ctx context.Context, src string) (*os.File, o
 }
 
 // openLeaf inspects and opens the regular file abs from anchor.
-func (p HostSourcePolicy) openLeaf(abs, anchor string) (*os.File, os.FileInfo, error) {
+func (p Policy) openLeaf(abs, anchor string) (*os.File, os.FileInfo, error) {
 	t, err := p.inspect(abs, anchor)
 	if err != nil {
 		return nil, nil, err
@@ -176,7 +138,7 @@ func (p HostSourcePolicy) openLeaf(abs, anchor string) (*os.File, os.FileInfo, e
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, nil, fault(ReasonPathChangedDuringCopy, "", fmt.Errorf("%s is no longer a regular file", abs))
+		return nil, nil, fault(sandbox.ReasonPathChangedDuringCopy, "", fmt.Errorf("%s is no longer a regular file", abs))
 	}
 	if err := p.checkLinks(fi, ""); err != nil {
 		f.Close()
@@ -195,7 +157,7 @@ func (p HostSourcePolicy) openLeaf(abs, anchor string) (*os.File, os.FileInfo, e
 // by at most LocalDirFiles workers, so memory stays bounded whatever the tree
 // size. Errors are *Error with code local_dir_read_error, or
 // local_checksum_error (src "<src>/<rel>") when a read fails while hashing.
-func (p HostSourcePolicy) ScanDir(ctx context.Context, src string) (TreeDigest, error) {
+func (p Policy) ScanDir(ctx context.Context, src string) (sandbox.TreeDigest, error) {
 	err := ctx.Err()
 	var abs, anchor string
 	if err == nil {
@@ -207,15 +169,15 @@ func (p HostSourcePolicy) ScanDir(ctx context.Context, src string) (TreeDigest, 
 			if fi := t.leafInfo(); !fi.IsDir() {
 				err = typeFault(fi, "directory")
 			} else {
-				var td TreeDigest
+				var td sandbox.TreeDigest
 				if td, err = p.scanTree(ctx, t); err == nil {
-					td.src, td.anchor = src, anchor
+					td.Source = src
 					return td, nil
 				}
 			}
 		}
 	}
-	return TreeDigest{}, p.dirError(src, err)
+	return sandbox.TreeDigest{}, p.dirError(src, err)
 }
 
 // TreeVisit is one regular file of a directory walked by VisitDir.
@@ -237,7 +199,7 @@ type TreeVisit struct {
 // first error fn returns stops the walk and is returned as it is. The returned TreeDigest lists the
 // files with Size and Perm and no hashes. An apply uses it to copy what a
 // plan already hashed, reading each file once.
-func (p HostSourcePolicy) VisitDir(ctx context.Context, src string, fn func(TreeVisit) error) (TreeDigest, error) {
+func (p Policy) VisitDir(ctx context.Context, src string, fn func(TreeVisit) error) (sandbox.TreeDigest, error) {
 	err := ctx.Err()
 	var abs, anchor string
 	if err == nil {
@@ -250,7 +212,7 @@ func (p HostSourcePolicy) VisitDir(ctx context.Context, src string, fn func(Tree
 				err = typeFault(fi, "directory")
 			} else {
 				var (
-					td    TreeDigest
+					td    sandbox.TreeDigest
 					mu    sync.Mutex
 					fnErr error
 				)
@@ -266,19 +228,19 @@ func (p HostSourcePolicy) VisitDir(ctx context.Context, src string, fn func(Tree
 					return err
 				})
 				if err == nil {
-					td.src, td.anchor = src, anchor
+					td.Source = src
 					return td, nil
 				}
 				if fnErr != nil {
-					return TreeDigest{}, fnErr
+					return sandbox.TreeDigest{}, fnErr
 				}
 			}
 		}
 	}
-	return TreeDigest{}, p.dirError(src, err)
+	return sandbox.TreeDigest{}, p.dirError(src, err)
 }
 
-func (p HostSourcePolicy) workers() int {
+func (p Policy) workers() int {
 	if p.LocalDirFiles > 0 {
 		return p.LocalDirFiles
 	}
@@ -293,8 +255,8 @@ func (p HostSourcePolicy) workers() int {
 // ScanDir of the same policy; a TreeDigest built by hand needs only Root and
 // is treated as a relative source. Errors are *Error with code
 // local_dir_read_error.
-func (p HostSourcePolicy) OpenTreeFile(ctx context.Context, tree TreeDigest, rel string) (*os.File, error) {
-	src := tree.src
+func (p Policy) OpenTreeFile(ctx context.Context, tree sandbox.TreeDigest, rel string) (*os.File, error) {
+	src := tree.Source
 	if src == "" {
 		src = tree.Root
 	}
@@ -309,7 +271,7 @@ func (p HostSourcePolicy) OpenTreeFile(ctx context.Context, tree TreeDigest, rel
 		return nil, p.dirError(src, err)
 	}
 	abs := filepath.Join(filepath.Clean(tree.Root), filepath.FromSlash(rel))
-	_, anchor, err := p.confine(abs, base, tree.anchor != string(filepath.Separator))
+	_, anchor, err := p.confine(abs, base, !filepath.IsAbs(tree.Source))
 	if err != nil {
 		return nil, p.dirError(src, err)
 	}
