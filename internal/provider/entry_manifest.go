@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/manifest"
 )
 
 // manifestEntryAttribute is the computed manifest_entry of an entry
@@ -57,12 +58,12 @@ func (m entryModel) manifestEntry(typ string, own func() (map[string]any, []stri
 			return types.StringUnknown(), err
 		}
 	}
-	c := sandbox.EntryCommon{Ephemeral: m.Ephemeral.ValueBool(), Group: m.Group.ValueString(), Permissions: perms}
+	c := manifest.EntryCommon{Ephemeral: m.Ephemeral.ValueBool(), Group: m.Group.ValueString(), Permissions: perms}
 	if !m.Description.IsNull() {
 		d := m.Description.ValueString()
 		c.Description = &d
 	}
-	e, err := sandbox.NewEntry(typ, c, fields)
+	e, err := manifest.NewEntry(typ, c, fields)
 	if err != nil {
 		return types.StringUnknown(), err
 	}

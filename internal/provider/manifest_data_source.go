@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/manifest"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/mount"
 )
 
@@ -135,13 +136,13 @@ func (d *manifestDataSource) ValidateConfig(ctx context.Context, req datasource.
 // checkManifestEntry validates one entries element: the key with the Python SDK's
 // path rules and the value with its entry validation (nested children
 // included), reporting on entries[key].
-func checkManifestEntry(key, value string, diags *diag.Diagnostics) *sandbox.Entry {
+func checkManifestEntry(key, value string, diags *diag.Diagnostics) *manifest.Entry {
 	at := path.Root("entries").AtMapKey(key)
 	if _, err := sandbox.ValidateEntryPath(key); err != nil {
 		addEngineAttributeError(diags, at, "Invalid manifest entry path", err)
 		return nil
 	}
-	e, err := sandbox.ParseEntryJSON([]byte(value))
+	e, err := manifest.ParseEntry([]byte(value))
 	if err != nil {
 		if strings.Contains(value, `"content":null`) {
 			err = fmt.Errorf("%w (a sandbox_file with content_wo renders its content as null, because the secret never "+
@@ -150,7 +151,7 @@ func checkManifestEntry(key, value string, diags *diag.Diagnostics) *sandbox.Ent
 		addEngineAttributeError(diags, at, "Invalid manifest entry "+strconv.Quote(key), err)
 		return nil
 	}
-	if _, err := (sandbox.Entries{{Key: key, Entry: e}}).ValidatedEntries(); err != nil {
+	if _, err := (manifest.Entries{{Key: key, Entry: e}}).ValidatedEntries(); err != nil {
 		addEngineAttributeError(diags, at, "Invalid manifest entry path", err)
 		return nil
 	}
@@ -163,19 +164,19 @@ func (d *manifestDataSource) Read(ctx context.Context, req datasource.ReadReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	man := sandbox.NewManifest()
+	man := manifest.New()
 	if !m.Root.IsNull() {
 		man.Root = m.Root.ValueString()
 	}
 	for _, k := range sortedMapKeys(m.Entries) {
 		e := checkManifestEntry(k, m.Entries[k], &resp.Diagnostics)
 		if e != nil {
-			man.Entries = append(man.Entries, sandbox.KeyedEntry{Key: k, Entry: e})
+			man.Entries = append(man.Entries, manifest.KeyedEntry{Key: k, Entry: e})
 		}
 	}
 	for _, k := range sortedMapKeys(m.Environment) {
 		v := m.Environment[k]
-		man.Environment = append(man.Environment, sandbox.EnvVar{Name: k, Value: sandbox.EnvValue{Plain: &v}})
+		man.Environment = append(man.Environment, manifest.EnvVar{Name: k, Value: manifest.EnvValue{Plain: &v}})
 	}
 	for _, u := range m.Users {
 		man.Users = append(man.Users, sandbox.User{Name: u})

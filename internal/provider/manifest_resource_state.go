@@ -12,7 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/manifest"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
 )
 
@@ -73,11 +73,11 @@ func (m *manifestResourceModel) resultFiles(ctx context.Context) ([]string, diag
 }
 
 // parseManifest reads and checks manifest_json without touching the host.
-func parseManifest(s string) (*sandbox.Manifest, *workspace.ManifestPlan, error) {
+func parseManifest(s string) (*manifest.Manifest, *workspace.ManifestPlan, error) {
 	if err := workspace.CheckManifestSize([]byte(s)); err != nil {
 		return nil, nil, err
 	}
-	m, err := sandbox.ParseManifestJSON([]byte(s))
+	m, err := manifest.Parse([]byte(s))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -90,9 +90,9 @@ func parseManifest(s string) (*sandbox.Manifest, *workspace.ManifestPlan, error)
 
 // ignoredManifestParts names the parts of a manifest sandbox_manifest does
 // not apply (they belong to sandbox_workspace).
-func ignoredManifestParts(m *sandbox.Manifest) []string {
+func ignoredManifestParts(m *manifest.Manifest) []string {
 	var out []string
-	if m.Root != sandbox.DefaultManifestRoot {
+	if m.Root != manifest.DefaultRoot {
 		out = append(out, fmt.Sprintf("root %q (entries land under the workspace's own root)", m.Root))
 	}
 	if len(m.Environment) > 0 {

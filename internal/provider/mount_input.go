@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/manifest"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/mount"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
 )
@@ -221,7 +222,7 @@ func (r *mountResource) manifestEntry(ctx context.Context, src attrGetter, in mo
 	if err != nil {
 		return types.StringUnknown(), err
 	}
-	e, err := sandbox.ParseEntryJSON(entryJSON)
+	e, err := manifest.ParseEntry(entryJSON)
 	if err != nil {
 		return types.StringUnknown(), err
 	}

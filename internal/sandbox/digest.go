@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"hash"
 	"io"
+	"io/fs"
 	"slices"
 	"strings"
 	"sync"
@@ -45,11 +46,11 @@ func DigestBytes(b []byte) FileDigest {
 // size of the stream). The error is the first read error from r, returned
 // unwrapped together with a zero FileDigest.
 func DigestReader(r io.Reader) (FileDigest, error) {
-	return digestReader(context.Background(), r)
+	return DigestReaderContext(context.Background(), r)
 }
 
-// digestReader is DigestReader checking ctx between chunks.
-func digestReader(ctx context.Context, r io.Reader) (FileDigest, error) {
+// DigestReaderContext is DigestReader checking ctx between chunks.
+func DigestReaderContext(ctx context.Context, r io.Reader) (FileDigest, error) {
 	m, s1, s256, s512 := md5.New(), sha1.New(), sha256.New(), sha512.New() //nolint:gosec
 	w := newFanout(m, s1, s256, s512)
 	n, err := CopyChunks(ctx, w, r)
@@ -121,17 +122,6 @@ func (f *fanout) Close() {
 	}
 }
 
-// sha256Reader streams r into SHA-256 and returns the hex digest and the
-// number of bytes read; ctx is checked between chunks.
-func sha256Reader(ctx context.Context, r io.Reader) (string, int64, error) {
-	h := sha256.New()
-	n, err := CopyChunks(ctx, h, r)
-	if err != nil {
-		return "", n, err
-	}
-	return hex.EncodeToString(h.Sum(nil)), n, nil
-}
-
 var chunkPool = sync.Pool{New: func() any { b := make([]byte, DigestChunkSize); return &b }}
 
 // CopyChunks copies r into w in DigestChunkSize reads through a pooled
@@ -162,6 +152,48 @@ func CopyChunks(ctx context.Context, w io.Writer, r io.Reader) (int64, error) {
 			return total, err
 		}
 	}
+}
+
+// TreeFile is one regular file of a host directory scanned by
+// hostsource.Policy.ScanDir.
+type TreeFile struct {
+	// Rel is the POSIX path of the file relative to the scanned directory.
+	Rel string
+	// Size is the number of bytes hashed.
+	Size int64
+	// SHA256 is the lower-case hex SHA-256 of the content.
+	SHA256 string
+	// Perm holds the permission bits (0o777 mask) of the host file.
+	Perm fs.FileMode
+}
+
+// TreeDigest is the result of hostsource.Policy.ScanDir: every regular file below a host
+// directory with its checksum.
+//
+// SHA256 (shown to users as tree_sha256) is the lower-case hex SHA-256 of
+// the concatenated lines "<sha256 hex>  <rel>\n" (two spaces) over Files in
+// order, that is exactly the output of GNU sha256sum for the files listed in
+// byte order (LC_ALL=C sort); names holding a backslash or a newline are
+// escaped the way sha256sum escapes them. A user reproduces it with:
+//
+//	cd <root> && find . -type f -printf '%P\n' | LC_ALL=C sort \
+//	  | xargs -r -d '\n' sha256sum | sha256sum
+//
+// An empty tree has SHA256 "e3b0c442...b855", the SHA-256 of no bytes.
+type TreeDigest struct {
+	// Root is the absolute host path of the scanned directory (symlinks not
+	// resolved).
+	Root string
+	// Files lists the regular files, sorted by Rel in byte order; never nil.
+	Files []TreeFile
+	// TotalBytes is the sum of the files' sizes in bytes.
+	TotalBytes int64
+	// SHA256 is the tree checksum described above.
+	SHA256 string
+	// Source is the source as the user gave it (relative to the base
+	// directory unless absolute), for reopening files and for error
+	// messages; "" for a tree built by hand.
+	Source string
 }
 
 // TreeSHA256 returns the tree checksum of files (TreeDigest.SHA256, shown

@@ -57,7 +57,7 @@ const (
 	ReasonNotConfigured         = "not_configured"
 	ReasonReadOnlyGrant         = "read_only_extra_path_grant"
 	// ReasonHardLinkNotSupported is this provider's own: a host source
-	// file with more than one link (HostSourcePolicy.AllowHardLinks).
+	// file with more than one link (hostsource.Policy.AllowHardLinks).
 	ReasonHardLinkNotSupported = "hard_link_not_supported"
 )
 

@@ -9,7 +9,6 @@ import (
 const (
 	grantMsgPathNotAbsolute     = "sandbox path grant path must be POSIX absolute"
 	grantMsgRoot                = "sandbox path grant path must not be filesystem root"
-	grantMsgResolvedRoot        = "sandbox path grant path must not resolve to filesystem root"
 	grantMsgHostUNC             = "sandbox path grant host_path does not support UNC or device paths"
 	grantMsgHostParent          = "sandbox path grant host_path must not contain parent segments"
 	grantMsgHostNotAbsolute     = "sandbox path grant host_path must be an absolute host path"
@@ -142,15 +141,14 @@ func (g PathGrant) HostRoot() string {
 	return g.Path
 }
 
-// ResolvedHostRoot follows the Python SDK's sandbox_path_grant_host_path
-// (design/sdk-model.md §3.6): HostRoot with symlinks followed as far as it exists on this
-// host (non-strict, like Path.resolve). Errors: a HostPath that is not
-// absolute on this host (a Windows path) gives "sandbox path grant host_path
-// must be absolute on the current host: <host_path>"; a root gives
-// "sandbox path grant path must not be filesystem root"; a root that
-// resolves to "/" gives "sandbox path grant path must not resolve to
-// filesystem root".
-func (g PathGrant) ResolvedHostRoot() (string, error) {
+// LexicalHostRoot returns HostRoot after the checks the Python SDK's
+// sandbox_path_grant_host_path makes before following symlinks
+// (design/sdk-model.md §3.6): a HostPath that is not absolute on this host
+// (a Windows path) gives "sandbox path grant host_path must be absolute on
+// the current host: <host_path>"; a root gives "sandbox path grant path
+// must not be filesystem root". hostsource.ResolveGrantRoot follows the
+// symlinks.
+func (g PathGrant) LexicalHostRoot() (string, error) {
 	raw := g.HostRoot()
 	if g.HostPath != nil && !strings.HasPrefix(raw, "/") {
 		return "", errors.New(grantMsgHostNotAbsoluteHere + raw)
@@ -158,9 +156,5 @@ func (g PathGrant) ResolvedHostRoot() (string, error) {
 	if p := pathlibPosix(raw); p == "/" || p == "//" {
 		return "", errors.New(grantMsgRoot)
 	}
-	resolved := realpathNonStrict(raw)
-	if resolved == "/" {
-		return "", errors.New(grantMsgResolvedRoot)
-	}
-	return resolved, nil
+	return raw, nil
 }

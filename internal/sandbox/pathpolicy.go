@@ -12,7 +12,6 @@ import (
 // POSIX-normalised paths; errors are *Error values.
 type WorkspacePathPolicy struct {
 	sandboxRoot string // the root coerced to POSIX
-	rootExists  bool
 	grants      []PathGrant
 }
 
@@ -25,9 +24,8 @@ type PathGrantRule struct {
 
 // NewWorkspacePathPolicy builds a policy for root and grants (grants made by
 // NewPathGrant; the slice is copied). root must be absolute once coerced to
-// POSIX, else the error "sandbox workspace root must be absolute". Whether
-// root exists on this host is recorded (any error counts as "does not
-// exist"), as the Python SDK does.
+// POSIX, else the error "sandbox workspace root must be absolute". The
+// policy is lexical: it never asks whether root exists on this host.
 func NewWorkspacePathPolicy(root string, grants []PathGrant) (*WorkspacePathPolicy, error) {
 	sandboxRoot := coercePosix(root)
 	if !strings.HasPrefix(sandboxRoot, "/") {
@@ -35,7 +33,6 @@ func NewWorkspacePathPolicy(root string, grants []PathGrant) (*WorkspacePathPoli
 	}
 	return &WorkspacePathPolicy{
 		sandboxRoot: sandboxRoot,
-		rootExists:  hostPathExists(root),
 		grants:      append([]PathGrant(nil), grants...),
 	}, nil
 }
@@ -43,10 +40,6 @@ func NewWorkspacePathPolicy(root string, grants []PathGrant) (*WorkspacePathPoli
 // Root returns the POSIX-normalised workspace root (the Python SDK's
 // sandbox_root()).
 func (p *WorkspacePathPolicy) Root() string { return NormPosix(p.sandboxRoot) }
-
-// RootIsExistingHostPath reports whether the root existed on this host when
-// the policy was built.
-func (p *WorkspacePathPolicy) RootIsExistingHostPath() bool { return p.rootExists }
 
 // AbsoluteWorkspacePath follows the Python SDK's absolute_workspace_path
 // (design/sdk-model.md §3.4): a relative path is joined to the root, an absolute one taken

@@ -3,8 +3,6 @@ package sandbox
 import (
 	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -184,38 +182,5 @@ func TestPathGrantJSONAndHostRoot(t *testing.T) {
 	}
 	if g.HostRoot() != "/srv/d" || g2.HostRoot() != "/tmp" {
 		t.Errorf("HostRoot = %q, %q", g.HostRoot(), g2.HostRoot())
-	}
-}
-
-func TestPathGrantResolvedHostRoot(t *testing.T) {
-	base := t.TempDir()
-	target := filepath.Join(base, "target")
-	if err := os.Mkdir(target, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(target, filepath.Join(base, "link")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink("/", filepath.Join(base, "rootlink")); err != nil {
-		t.Fatal(err)
-	}
-	realTarget, err := filepath.EvalSymlinks(target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, _ := NewPathGrant("/mnt/d", false, nil, strPtr(filepath.Join(base, "link", "missing")))
-	if got, err := g.ResolvedHostRoot(); err != nil || got != realTarget+"/missing" {
-		t.Errorf("ResolvedHostRoot = %q, %v; want %q", got, err, realTarget+"/missing")
-	}
-	g, _ = NewPathGrant("/mnt/d", false, nil, strPtr(filepath.Join(base, "rootlink")))
-	if _, err := g.ResolvedHostRoot(); err == nil || err.Error() != "sandbox path grant path must not resolve to filesystem root" {
-		t.Errorf("root link: %v", err)
-	}
-	g, _ = NewPathGrant("/mnt/d", false, nil, strPtr(`C:\data`))
-	if _, err := g.ResolvedHostRoot(); err == nil || err.Error() != `sandbox path grant host_path must be absolute on the current host: C:\data` {
-		t.Errorf("windows host path: %v", err)
-	}
-	if _, err := (PathGrant{Path: "/"}).ResolvedHostRoot(); err == nil || err.Error() != "sandbox path grant path must not be filesystem root" {
-		t.Errorf("root grant: %v", err)
 	}
 }

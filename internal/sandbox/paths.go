@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"errors"
-	"os"
 	"strings"
 )
 
@@ -227,11 +226,12 @@ func validateRelPath(rel string) error {
 //   - Windows-absolute rel: error reason "absolute" (rel with "/").
 //   - Both are coerced to POSIX.
 //   - Absolute rel: error "absolute" unless allowAbsoluteWithinRoot. When
-//     allowed, both are POSIX-normalised; if root exists on this host, rel
-//     with symlinks followed must lie under root with symlinks followed;
-//     then the normalised rel must lie under the normalised root. Failures
-//     report the normalised rel ("/workspace/../etc/passwd" as
-//     "/etc/passwd"). The normalised rel is returned.
+//     allowed, both are POSIX-normalised and the normalised rel must lie
+//     under the normalised root. Failures report the normalised rel
+//     ("/workspace/../etc/passwd" as "/etc/passwd"). The normalised rel is
+//     returned. This check is lexical; the Python SDK's extra check of a
+//     root that exists on this host (symlinks followed) is
+//     hostsource.ResolveWorkspacePath.
 //   - Relative rel with a ".." segment: error "escape_root".
 //   - Otherwise root/rel, or root itself for "" and ".".
 //
@@ -248,11 +248,6 @@ func ResolveWorkspacePath(root, rel string, allowAbsoluteWithinRoot bool) (strin
 		}
 		relPath = NormPosix(relPath)
 		rootPath = NormPosix(rootPath)
-		if hostPathExists(rootPath) {
-			if _, ok := posixRelativeTo(realpathNonStrict(relPath), realpathNonStrict(rootPath)); !ok {
-				return "", NewInvalidManifestPathError(relPath, ReasonAbsolute)
-			}
-		}
 		if _, ok := posixRelativeTo(relPath, rootPath); !ok {
 			return "", NewInvalidManifestPathError(relPath, ReasonAbsolute)
 		}
@@ -278,11 +273,4 @@ func WorkspacePath(root, path string) (string, error) {
 		return "", errRootNotAbsolute
 	}
 	return ResolveWorkspacePath(root, path, false)
-}
-
-// hostPathExists is pathlib's Path.exists(): symlinks are followed and any
-// error counts as "does not exist".
-func hostPathExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
 }

@@ -44,20 +44,10 @@ type Permissions struct {
 // DefaultPermissions returns the permissions an entry gets when none are
 // given: owner 7, group 5, other 5, not a directory ("-rwxr-xr-x"), the
 // default of the Python SDK's BaseEntry.permissions (design/sdk-model.md §2.1). Directory-like
-// entries force Directory to true; see DefaultEntryPermissions. (A bare
+// entries force Directory to true; see the manifest package's DefaultEntryPermissions. (A bare
 // Python SDK Permissions() defaults to 7, 0, 0 instead.)
 func DefaultPermissions() Permissions {
 	return Permissions{Owner: 7, Group: 5, Other: 5}
-}
-
-// DefaultEntryPermissions returns DefaultPermissions with Directory forced to
-// true when entryType is directory-like (IsDirectoryEntryType), as the Python SDK
-// does after constructing Dir, LocalDir, GitRepo and mount entries
-// (design/sdk-model.md §2.1).
-func DefaultEntryPermissions(entryType string) Permissions {
-	p := DefaultPermissions()
-	p.Directory = IsDirectoryEntryType(entryType)
-	return p
 }
 
 // PermissionsFromMode follows the Python SDK's Permissions.from_mode (design/sdk-model.md §1.3):

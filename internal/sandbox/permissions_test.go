@@ -106,15 +106,6 @@ func TestPermissionsDefaultsAndEqual(t *testing.T) {
 	if got := DefaultPermissions(); got != (Permissions{7, 5, 5, false}) {
 		t.Errorf("DefaultPermissions = %+v", got)
 	}
-	if got := DefaultEntryPermissions("dir").String(); got != "drwxr-xr-x" {
-		t.Errorf("dir default = %q", got)
-	}
-	if got := DefaultEntryPermissions("s3_mount").String(); got != "drwxr-xr-x" {
-		t.Errorf("mount default = %q", got)
-	}
-	if got := DefaultEntryPermissions("file").String(); got != "-rwxr-xr-x" {
-		t.Errorf("file default = %q", got)
-	}
 	if !PermissionsFromMode(0o755).Equal(Permissions{7, 5, 5, false}) {
 		t.Error("from_mode(0o755) should equal Permissions(7,5,5)")
 	}

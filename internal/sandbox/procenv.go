@@ -1,7 +1,9 @@
 package sandbox
 
 import (
+	"maps"
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -40,7 +42,7 @@ func ProcessEnv(keep []string, set map[string]string) []string {
 			out = append(out, kv)
 		}
 	}
-	for _, k := range sortedKeys(set) {
+	for _, k := range slices.Sorted(maps.Keys(set)) {
 		out = append(out, k+"="+set[k])
 	}
 	return out

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/manifest"
 )
 
 // Acknowledgements are the trusted, runtime-only exposure acknowledgements
@@ -50,7 +51,7 @@ func ackSet(root string, paths []string) (map[string]bool, error) {
 // itself) → the non-root message again.
 func ValidateAcknowledgementPath(root, p string) error {
 	if root == "" {
-		root = sandbox.DefaultManifestRoot
+		root = manifest.DefaultRoot
 	}
 	_, err := ackKey(root, p, true)
 	return err

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/manifest"
 )
 
 // Messages of the credential boundary (design/sdk-model.md §5.8), verbatim from the Python SDK.
@@ -92,7 +93,7 @@ type BoundaryInput struct {
 func CheckCredentialBoundary(in BoundaryInput) error {
 	root := in.Root
 	if root == "" {
-		root = sandbox.DefaultManifestRoot
+		root = manifest.DefaultRoot
 	}
 	scoped, err := ackSet(root, in.Ack.MountScoped)
 	if err != nil {

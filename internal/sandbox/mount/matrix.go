@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/manifest"
 )
 
 // NewConfigError builds the Python SDK's MountConfigError: Code
@@ -22,7 +23,7 @@ func NewConfigError(msg string, ctx map[string]any) *sandbox.Error {
 // mountType supports, in the Python SDK's order; nil for an unknown type. Follows
 // the Python SDK's supported_in_container_patterns (design/sdk-model.md §5.4).
 func Patterns(mountType string) []string {
-	p, _, _ := sandbox.MountSupport(mountType)
+	p, _, _ := manifest.MountSupport(mountType)
 	return p
 }
 
@@ -30,7 +31,7 @@ func Patterns(mountType string) []string {
 // Python SDK's order; empty for s3_files_mount and nil for an unknown type.
 // Follows the Python SDK's supported_docker_volume_drivers (design/sdk-model.md §5.4).
 func Drivers(mountType string) []string {
-	_, d, _ := sandbox.MountSupport(mountType)
+	_, d, _ := manifest.MountSupport(mountType)
 	return d
 }
 
@@ -88,7 +89,7 @@ func (m *Mount) Validate() error {
 }
 
 func (m *Mount) validateFields() error {
-	if _, _, ok := sandbox.MountSupport(m.Type); !ok {
+	if _, _, ok := manifest.MountSupport(m.Type); !ok {
 		return NewConfigError("unknown mount type", map[string]any{"type": m.Type})
 	}
 	var required [][2]string

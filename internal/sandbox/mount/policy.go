@@ -3,7 +3,7 @@ package mount
 import (
 	"strings"
 
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/manifest"
 )
 
 // PolicyTarget is one mount target as the remote-mount policy shows it.
@@ -43,7 +43,7 @@ func RemoteMountPolicy(targets []PolicyTarget, allowlist []string) *string {
 		return nil
 	}
 	if allowlist == nil {
-		allowlist = sandbox.DefaultRemoteMountCommandAllowlist
+		allowlist = manifest.DefaultRemoteMountCommandAllowlist
 	}
 	lines := make([]string, len(targets))
 	var readWrite, readOnly bool

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/manifest"
 )
 
 // Raw (decoded JSON) forms of the Python SDK's models, for durable-state
@@ -99,16 +99,16 @@ func SanitizeRawManifestMountAuthority(payload any) (any, bool, error) {
 	if !ok {
 		return payload, false, nil
 	}
-	manifest := deepCopyJSON(in).(map[string]any) //nolint:forcetypeassert // a copy of a map is a map
-	if entries, present := manifest["entries"]; present && !rawEntryTreeValid(entries) {
+	doc := deepCopyJSON(in).(map[string]any) //nolint:forcetypeassert // a copy of a map is a map
+	if entries, present := doc["entries"]; present && !rawEntryTreeValid(entries) {
 		clear(in)
 		return nil, false, errors.New(msgRawEntries)
 	}
-	root := sandbox.DefaultManifestRoot
-	if r, ok := manifest["root"].(string); ok {
+	root := manifest.DefaultRoot
+	if r, ok := doc["root"].(string); ok {
 		root = r
 	}
-	entries := rawEntries(manifest["entries"], "")
+	entries := rawEntries(doc["entries"], "")
 	redacted := false
 	filePaths := map[string]bool{}
 	for _, e := range entries {
@@ -120,7 +120,7 @@ func SanitizeRawManifestMountAuthority(payload any) (any, bool, error) {
 				return nil, false, errors.New(msgRawUnknownMount)
 			}
 			continue
-		case !sandbox.IsMountEntryType(t):
+		case !manifest.IsMountEntryType(t):
 			continue
 		}
 		r, paths, err := sanitizeRawMount(e.entry, t)
@@ -150,7 +150,7 @@ func SanitizeRawManifestMountAuthority(payload any) (any, bool, error) {
 			return nil, false, errors.New(msgRawCredentialFile)
 		}
 	}
-	return manifest, redacted, nil
+	return doc, redacted, nil
 }
 
 func sanitizeRawMount(entry map[string]any, mountType string) (bool, []string, error) {
@@ -364,7 +364,7 @@ func rawEntryTreeValid(entries any) bool {
 }
 
 func registeredEntryType(t string) bool {
-	for _, r := range sandbox.RegisteredEntryTypes() {
+	for _, r := range manifest.RegisteredEntryTypes() {
 		if r == t {
 			return true
 		}

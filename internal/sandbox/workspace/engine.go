@@ -16,6 +16,7 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/docker"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/gitrepo"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/hostsource"
 )
 
 // Config is the engine's configuration, taken from the provider block.
@@ -29,7 +30,7 @@ type Config struct {
 	// Grants are the provider's extra_path_grants (design/sdk-model.md §3.6).
 	Grants []sandbox.PathGrant
 	// AllowHardLinks lets host sources hold regular files with more than
-	// one link (sandbox.HostSourcePolicy.AllowHardLinks).
+	// one link (hostsource.Policy.AllowHardLinks).
 	AllowHardLinks bool
 	// Docker says how to reach the Docker daemon for docker workspaces;
 	// the daemon is contacted only when one is used.
@@ -57,8 +58,8 @@ func New(cfg Config) *Engine {
 func (e *Engine) Config() Config { return e.cfg }
 
 // HostSources returns the policy that confines and reads host sources.
-func (e *Engine) HostSources() sandbox.HostSourcePolicy {
-	return sandbox.HostSourcePolicy{BaseDir: e.cfg.WorkingDir, Grants: e.cfg.Grants, AllowHardLinks: e.cfg.AllowHardLinks}
+func (e *Engine) HostSources() hostsource.Policy {
+	return hostsource.Policy{BaseDir: e.cfg.WorkingDir, Grants: e.cfg.Grants, AllowHardLinks: e.cfg.AllowHardLinks}
 }
 
 // ErrWorkspaceGone is wrapped when a workspace's directory or container has

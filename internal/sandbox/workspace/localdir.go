@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/hostsource"
 )
 
 // TreeSummary is the workspace-side view of a copied directory: the same
@@ -136,10 +137,10 @@ func (w *Workspace) SyncLocalDir(ctx context.Context, rel, src string, m Meta, p
 // is read by the same no-follow rules, but is not confined to the working
 // directory or the grants.
 func (w *Workspace) syncHostTree(ctx context.Context, rel, dir string, m Meta) (TreeSummary, error) {
-	return w.syncTree(ctx, rel, sandbox.HostSourcePolicy{BaseDir: dir}, ".", m, nil)
+	return w.syncTree(ctx, rel, hostsource.Policy{BaseDir: dir}, ".", m, nil)
 }
 
-func (w *Workspace) syncTree(ctx context.Context, rel string, host sandbox.HostSourcePolicy, src string, m Meta, planned *TreeSummary) (TreeSummary, error) {
+func (w *Workspace) syncTree(ctx context.Context, rel string, host hostsource.Policy, src string, m Meta, planned *TreeSummary) (TreeSummary, error) {
 	if bw, ok := w.Backend.(backend.BatchWriter); ok {
 		return syncBatch(ctx, w, bw, host, rel, src, m, planned)
 	}
@@ -159,7 +160,7 @@ func (w *Workspace) syncTree(ctx context.Context, rel string, host sandbox.HostS
 		mu   sync.Mutex
 		seen = make(map[string]bool, len(planned.Files))
 	)
-	_, err = host.VisitDir(ctx, src, func(v sandbox.TreeVisit) error {
+	_, err = host.VisitDir(ctx, src, func(v hostsource.TreeVisit) error {
 		want, ok := planned.Files[v.Rel]
 		if !ok {
 			return fmt.Errorf("%s was added to %s after the plan: %w", v.Rel, src, ErrSourceChanged)
@@ -264,7 +265,7 @@ func joinRel(base, rel string) string {
 // host tree is hashed and compared with the plan first, then the files that
 // differ go into the workspace as one stream, each checked against its
 // SHA-256 on arrival.
-func syncBatch(ctx context.Context, w *Workspace, bw backend.BatchWriter, host sandbox.HostSourcePolicy, rel, src string, m Meta, planned *TreeSummary) (TreeSummary, error) {
+func syncBatch(ctx context.Context, w *Workspace, bw backend.BatchWriter, host hostsource.Policy, rel, src string, m Meta, planned *TreeSummary) (TreeSummary, error) {
 	tree, err := host.ScanDir(ctx, src)
 	if err != nil {
 		return TreeSummary{}, err
@@ -303,7 +304,7 @@ func syncBatch(ctx context.Context, w *Workspace, bw backend.BatchWriter, host s
 
 // copyTreeBatch streams todo to a BatchWriter; each host file is reopened
 // by the pinned walk when its turn in the stream comes.
-func copyTreeBatch(ctx context.Context, bw backend.BatchWriter, host sandbox.HostSourcePolicy, tree sandbox.TreeDigest, rel string, todo []sandbox.TreeFile) error {
+func copyTreeBatch(ctx context.Context, bw backend.BatchWriter, host hostsource.Policy, tree sandbox.TreeDigest, rel string, todo []sandbox.TreeFile) error {
 	files := make([]backend.BatchFile, 0, len(todo))
 	for _, f := range todo {
 		files = append(files, backend.BatchFile{

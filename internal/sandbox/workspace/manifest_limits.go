@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/manifest"
 )
 
 // Bounds on a manifest applied by sandbox_manifest. Every entry becomes
@@ -65,7 +66,7 @@ func CheckManifestSize(raw []byte) error {
 // checkFileKeys refuses a file or local_file whose key, at any depth, ends
 // with a separator ("x/", "x\\", "x/."): the key reads as a directory, yet
 // the Python SDK would drop the separator and write a file.
-func checkFileKeys(es sandbox.Entries) error {
+func checkFileKeys(es manifest.Entries) error {
 	for _, ke := range es {
 		if ke.Entry == nil {
 			continue

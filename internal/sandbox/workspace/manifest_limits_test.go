@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/manifest"
 )
 
 func TestManifestLimits(t *testing.T) {
@@ -32,7 +32,7 @@ func TestManifestLimits(t *testing.T) {
 		var out []PlannedEntry
 		for _, s := range specs {
 			typ, p, _ := strings.Cut(s, ":")
-			out = append(out, PlannedEntry{Path: p, Entry: &sandbox.Entry{Type: typ}})
+			out = append(out, PlannedEntry{Path: p, Entry: &manifest.Entry{Type: typ}})
 		}
 		return out
 	}

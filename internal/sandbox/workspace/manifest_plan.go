@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/manifest"
 )
 
 // ManifestEntryTypes are the entry types ApplyManifest materialises, sorted.
@@ -29,7 +30,7 @@ func (e *UnsupportedEntryError) Error() string {
 // path, with what applying it will produce.
 type PlannedEntry struct {
 	Path  string
-	Entry *sandbox.Entry
+	Entry *manifest.Entry
 	// SHA256 is the content digest of a file or local_file, or the tree
 	// digest of a local_dir with a src; "" for the others.
 	SHA256 string
@@ -62,12 +63,12 @@ type ManifestPlan struct {
 
 // CheckManifest validates a manifest without touching the host or a
 // workspace: every entry path, nested Dir children included, with the
-// Python SDK's rules and messages (sandbox.Entries.ValidatedEntries); entry types
+// Python SDK's rules and messages (manifest.Entries.ValidatedEntries); entry types
 // this provider applies (UnsupportedEntryError otherwise); no path given
 // twice; no file or local_file at the workspace root; no entry inside a
 // local_dir copy (the copy would remove it). The plan it returns carries no
 // digests; see PlanManifest.
-func CheckManifest(m *sandbox.Manifest) (*ManifestPlan, error) {
+func CheckManifest(m *manifest.Manifest) (*ManifestPlan, error) {
 	list, err := m.Entries.ValidatedEntries()
 	if err != nil {
 		return nil, err
@@ -119,7 +120,7 @@ func CheckManifest(m *sandbox.Manifest) (*ManifestPlan, error) {
 // read with the Python SDK's LocalFile/LocalDir rules against the provider's
 // working directory and extra_path_grants (HostSources). The manifest's own
 // extra_path_grants do not widen what may be read.
-func (e *Engine) PlanManifest(ctx context.Context, m *sandbox.Manifest) (*ManifestPlan, error) {
+func (e *Engine) PlanManifest(ctx context.Context, m *manifest.Manifest) (*ManifestPlan, error) {
 	plan, err := CheckManifest(m)
 	if err != nil {
 		return nil, err

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/manifest"
 )
 
 func sumOf(s string) string {
@@ -34,7 +34,7 @@ func TestManifestApplyReadRemove(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := sandbox.ParseManifestJSON([]byte(`{"entries": {
+	m, err := manifest.Parse([]byte(`{"entries": {
 		"docs": {"type": "dir", "permissions": {"owner": 7, "group": 5}, "children": {
 			"readme.md": {"type": "file", "content": "hello", "permissions": {"owner": 6, "group": 4}}}},
 		"bin/tool.sh": {"type": "local_file", "src": "tool.sh"},
@@ -126,7 +126,7 @@ func TestCheckManifestRefusals(t *testing.T) {
 		{`{"entries": {"f": {"type": "file", "content": "", "permissions": {"owner": 9, "group": 0, "other": 0}}}}`, `"f" has permissions owner=9 group=0 other=0: each must be 0 to 7`},
 		{`{"entries": {"f": {"type": "file", "content": "", "permissions": {"owner": -1, "group": 0, "other": 0}}}}`, `owner=-1`},
 	} {
-		m, err := sandbox.ParseManifestJSON([]byte(tt.in))
+		m, err := manifest.Parse([]byte(tt.in))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -136,7 +136,7 @@ func TestCheckManifestRefusals(t *testing.T) {
 		}
 	}
 	var ue *UnsupportedEntryError
-	m, _ := sandbox.ParseManifestJSON([]byte(`{"entries": {"r": {"type": "git_repo", "repo": "o/r", "ref": "main"}}}`))
+	m, _ := manifest.Parse([]byte(`{"entries": {"r": {"type": "git_repo", "repo": "o/r", "ref": "main"}}}`))
 	if _, err := CheckManifest(m); !errors.As(err, &ue) || ue.Type != "git_repo" {
 		t.Errorf("want UnsupportedEntryError, got %v", err)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/local"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/hostsource"
 )
 
 // Benchmark data shape: a tree of benchTreeFiles files (20 top directories
@@ -118,7 +119,7 @@ func generateBenchData(dir string) error {
 // at plan time, then at apply time every file is reopened by the pinned walk
 // and streamed into the workspace with the planned checksum, at most
 // LocalDirFiles at a time.
-func copySource(ctx context.Context, p sandbox.HostSourcePolicy, src string, dst *local.Backend) (sandbox.TreeDigest, time.Duration, error) {
+func copySource(ctx context.Context, p hostsource.Policy, src string, dst *local.Backend) (sandbox.TreeDigest, time.Duration, error) {
 	start := time.Now()
 	td, err := p.ScanDir(ctx, src)
 	if err != nil {
@@ -126,9 +127,9 @@ func copySource(ctx context.Context, p sandbox.HostSourcePolicy, src string, dst
 	}
 	scan := time.Since(start)
 	jobs := make(chan sandbox.TreeFile)
-	errs := make(chan error, sandbox.DefaultLocalDirFiles)
+	errs := make(chan error, hostsource.DefaultLocalDirFiles)
 	var wg sync.WaitGroup
-	for range sandbox.DefaultLocalDirFiles {
+	for range hostsource.DefaultLocalDirFiles {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -156,7 +157,7 @@ func copySource(ctx context.Context, p sandbox.HostSourcePolicy, src string, dst
 
 func benchCopy(b *testing.B, src string) {
 	dir := benchData(b)
-	p := sandbox.HostSourcePolicy{BaseDir: dir}
+	p := hostsource.Policy{BaseDir: dir}
 	ctx := context.Background()
 	dstParent := b.TempDir()
 	var scanned, total time.Duration

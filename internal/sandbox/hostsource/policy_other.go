@@ -1,0 +1,36 @@
+//go:build !linux
+
+package hostsource
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+)
+
+// errHostSourceUnsupported is the cause of every host source read on a
+// system without the pinned no-follow walk this package relies on.
+var errHostSourceUnsupported = fmt.Errorf("reading host sources with a pinned no-follow walk is not supported on %s: %w", runtime.GOOS, errors.ErrUnsupported)
+
+func openPinned(t *hostTarget, _ bool) (*os.File, error) {
+	f := fault("", "", errHostSourceUnsupported)
+	f.ctx["os"] = runtime.GOOS
+	return nil, f
+}
+
+func (p Policy) scanTree(_ context.Context, t *hostTarget) (sandbox.TreeDigest, error) {
+	_, err := openPinned(t, true)
+	return sandbox.TreeDigest{}, err
+}
+
+func (p Policy) visitTree(_ context.Context, t *hostTarget, _ func(TreeVisit) error) (sandbox.TreeDigest, error) {
+	_, err := openPinned(t, true)
+	return sandbox.TreeDigest{}, err
+}
+
+// checkLinks has nothing to check where no source can be opened.
+func (p Policy) checkLinks(os.FileInfo, string) error { return nil }
