@@ -59,6 +59,13 @@ type stageJob struct {
 // fails, or ctx is cancelled, every temporary file is removed and no target
 // is touched; the error names the file.
 func (b *Backend) WriteBatch(ctx context.Context, next func() (BatchItem, error)) ([]backend.WriteResult, error) {
+	return b.writeBatch(ctx, next, false)
+}
+
+// writeBatch is WriteBatch, or WriteFile's batch when single is set: then
+// every file is staged here, in order, and its temporary file stays open
+// and locked until it is fsync-ed and renamed; no syncfs(2).
+func (b *Backend) writeBatch(ctx context.Context, next func() (BatchItem, error), single bool) ([]backend.WriteResult, error) {
 	root, err := b.openRoot("write")
 	if err != nil {
 		return nil, err
@@ -66,12 +73,12 @@ func (b *Backend) WriteBatch(ctx context.Context, next func() (BatchItem, error)
 	defer root.Close()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	s := &batchState{dirs: map[string]*fd{}, cancel: cancel}
+	s := &batchState{dirs: map[string]*fd{}, cancel: cancel, single: single}
 	defer s.close()
 
 	jobs := make(chan stageJob)
 	var wg sync.WaitGroup
-	for range batchWorkers {
+	for range s.workers() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -94,8 +101,10 @@ func (b *Backend) WriteBatch(ctx context.Context, next func() (BatchItem, error)
 	if len(s.todo) == 0 {
 		return s.results, nil
 	}
-	if err := unix.Syncfs(root.n()); err != nil {
-		return nil, fmt.Errorf("write: syncfs: %w", err)
+	if !single {
+		if err := unix.Syncfs(root.n()); err != nil {
+			return nil, fmt.Errorf("write: syncfs: %w", err)
+		}
 	}
 	for _, p := range s.todo {
 		if err := p.commit(ctx); err != nil {
@@ -109,11 +118,20 @@ func (b *Backend) WriteBatch(ctx context.Context, next func() (BatchItem, error)
 // and results by index, and the first error.
 type batchState struct {
 	mu      sync.Mutex
+	single  bool // WriteFile's batch of one: no workers, temporaries kept open
 	dirs    map[string]*fd
 	todo    []*staged
 	results []backend.WriteResult
 	err     error
 	cancel  context.CancelFunc
+}
+
+// workers is how many workers stage small files.
+func (s *batchState) workers() int {
+	if s.single {
+		return 0
+	}
+	return batchWorkers
 }
 
 // slot reserves index i for a file.
@@ -166,6 +184,14 @@ func (s *batchState) feed(ctx context.Context, b *Backend, root *fd, next func()
 		pfd, rel, base, err := b.targetDir(root, s.dirs, it.Rel)
 		if err != nil {
 			return err
+		}
+		if s.single {
+			p, res, err := stage(ctx, pfd, rel, base, it)
+			s.done(s.slot(), p, res, err)
+			if err != nil {
+				return err
+			}
+			continue
 		}
 		bp := chunkPool.Get().(*[]byte) //nolint:forcetypeassert // the pool holds only *[]byte
 		n, rerr := io.ReadFull(it.R, *bp)

@@ -40,29 +40,31 @@ var ErrTempBusy = errors.New("another write of this file is in progress")
 // existing rel that is a symlink (it would be followed) or on a path with a
 // symlink gives an error wrapping backend.ErrEscapesRoot; an existing
 // directory is an error.
+//
+// WriteFile is a batch of one file (see WriteBatch) that keeps its
+// temporary file open and locked until it is fsync-ed and renamed, instead
+// of one syncfs(2) for a whole batch.
 func (b *Backend) WriteFile(ctx context.Context, rel string, r io.Reader, perm fs.FileMode, wantSHA256 string) (backend.WriteResult, error) {
 	if err := ctx.Err(); err != nil {
 		return backend.WriteResult{}, err
 	}
-	root, err := b.openRoot("write")
+	res, err := b.writeBatch(ctx, oneItem(BatchItem{Rel: rel, Perm: perm, SHA256: wantSHA256, R: r}), true)
 	if err != nil {
 		return backend.WriteResult{}, err
 	}
-	dirs := map[string]*fd{}
-	defer closeDirs(dirs)
-	pfd, rel, base, err := b.targetDir(root, dirs, rel)
-	root.Close()
-	if err != nil {
-		return backend.WriteResult{}, err
+	return res[0], nil
+}
+
+// oneItem is a WriteBatch source of the single item it.
+func oneItem(it BatchItem) func() (BatchItem, error) {
+	done := false
+	return func() (BatchItem, error) {
+		if done {
+			return BatchItem{}, io.EOF
+		}
+		done = true
+		return it, nil
 	}
-	s, res, err := stage(ctx, pfd, rel, base, BatchItem{Rel: rel, Perm: perm, SHA256: wantSHA256, R: r})
-	if err != nil {
-		return backend.WriteResult{}, err
-	}
-	if err := s.commit(ctx); err != nil {
-		return backend.WriteResult{}, err
-	}
-	return res, nil
 }
 
 // staged is a temporary file filled with a target's content, waiting to be
