@@ -38,7 +38,7 @@ const batchWorkers = 4
 // stageJob is one small file handed to a worker.
 type stageJob struct {
 	i    int
-	pfd  int
+	pfd  *fd // borrowed from the batch
 	rel  string
 	base string
 	it   BatchItem
@@ -59,19 +59,26 @@ type stageJob struct {
 // fails, or ctx is cancelled, every temporary file is removed and no target
 // is touched; the error names the file.
 func (b *Backend) WriteBatch(ctx context.Context, next func() (BatchItem, error)) ([]backend.WriteResult, error) {
+	return b.writeBatch(ctx, next, false)
+}
+
+// writeBatch is WriteBatch, or WriteFile's batch when single is set: then
+// every file is staged here, in order, and its temporary file stays open
+// and locked until it is fsync-ed and renamed; no syncfs(2).
+func (b *Backend) writeBatch(ctx context.Context, next func() (BatchItem, error), single bool) ([]backend.WriteResult, error) {
 	root, err := b.openRoot("write")
 	if err != nil {
 		return nil, err
 	}
-	defer unix.Close(root)
+	defer root.Close()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	s := &batchState{dirs: map[string]int{}, cancel: cancel}
+	s := &batchState{dirs: map[string]*fd{}, cancel: cancel, single: single}
 	defer s.close()
 
 	jobs := make(chan stageJob)
 	var wg sync.WaitGroup
-	for range batchWorkers {
+	for range s.workers() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -94,8 +101,10 @@ func (b *Backend) WriteBatch(ctx context.Context, next func() (BatchItem, error)
 	if len(s.todo) == 0 {
 		return s.results, nil
 	}
-	if err := unix.Syncfs(root); err != nil {
-		return nil, fmt.Errorf("write: syncfs: %w", err)
+	if !single {
+		if err := unix.Syncfs(root.n()); err != nil {
+			return nil, fmt.Errorf("write: syncfs: %w", err)
+		}
 	}
 	for _, p := range s.todo {
 		if err := p.commit(ctx); err != nil {
@@ -109,11 +118,20 @@ func (b *Backend) WriteBatch(ctx context.Context, next func() (BatchItem, error)
 // and results by index, and the first error.
 type batchState struct {
 	mu      sync.Mutex
-	dirs    map[string]int
+	single  bool // WriteFile's batch of one: no workers, temporaries kept open
+	dirs    map[string]*fd
 	todo    []*staged
 	results []backend.WriteResult
 	err     error
 	cancel  context.CancelFunc
+}
+
+// workers is how many workers stage small files.
+func (s *batchState) workers() int {
+	if s.single {
+		return 0
+	}
+	return batchWorkers
 }
 
 // slot reserves index i for a file.
@@ -151,7 +169,7 @@ func (s *batchState) close() {
 
 // feed reads the items, resolves their directories and hands small files
 // to the workers; larger files are staged here, in stream order.
-func (s *batchState) feed(ctx context.Context, b *Backend, root int, next func() (BatchItem, error), jobs chan<- stageJob) error {
+func (s *batchState) feed(ctx context.Context, b *Backend, root *fd, next func() (BatchItem, error), jobs chan<- stageJob) error {
 	for {
 		if err := ctx.Err(); err != nil {
 			return s.firstErr(err)
@@ -166,6 +184,14 @@ func (s *batchState) feed(ctx context.Context, b *Backend, root int, next func()
 		pfd, rel, base, err := b.targetDir(root, s.dirs, it.Rel)
 		if err != nil {
 			return err
+		}
+		if s.single {
+			p, res, err := stage(ctx, pfd, rel, base, it)
+			s.done(s.slot(), p, res, err)
+			if err != nil {
+				return err
+			}
+			continue
 		}
 		bp := chunkPool.Get().(*[]byte) //nolint:forcetypeassert // the pool holds only *[]byte
 		n, rerr := io.ReadFull(it.R, *bp)
@@ -204,29 +230,28 @@ func (s *batchState) firstErr(err error) error {
 
 // targetDir resolves (creating as needed, mode 0755) the directory of rel
 // and checks that rel is not a symlink or a directory.
-func (b *Backend) targetDir(root int, dirs map[string]int, relIn string) (int, string, string, error) {
+func (b *Backend) targetDir(root *fd, dirs map[string]*fd, relIn string) (*fd, string, string, error) {
 	rel, err := cleanRel("write", relIn)
 	if err != nil {
-		return -1, "", "", err
+		return nil, "", "", err
 	}
 	if rel == "." {
-		return -1, "", "", errors.New("write: the workspace root is a directory, not a file")
+		return nil, "", "", errors.New("write: the workspace root is a directory, not a file")
 	}
 	dir, base := path.Split(rel)
 	pfd, ok := dirs[dir]
 	if !ok {
 		if pfd, err = mkdirAll("write", root, dir, 0o755); err != nil {
-			return -1, "", "", err
+			return nil, "", "", err
 		}
 		dirs[dir] = pfd
 	}
-	var st unix.Stat_t
-	if err := fstatat(pfd, base, &st); err == nil {
+	if st, err := pfd.statAt(base); err == nil {
 		switch st.Mode & unix.S_IFMT {
 		case unix.S_IFLNK:
-			return -1, "", "", escapeErr("write", rel)
+			return nil, "", "", escapeErr("write", rel)
 		case unix.S_IFDIR:
-			return -1, "", "", &fs.PathError{Op: "write", Path: rel, Err: unix.EISDIR}
+			return nil, "", "", &fs.PathError{Op: "write", Path: rel, Err: unix.EISDIR}
 		}
 	}
 	return pfd, rel, base, nil
@@ -241,7 +266,7 @@ func stageBytes(ctx context.Context, j stageJob) (*staged, backend.WriteResult, 
 
 // stageClosed is stage for a batch: the temporary file is closed once
 // filled and renamed after the batch's one syncfs.
-func stageClosed(ctx context.Context, pfd int, rel, base string, it BatchItem) (*staged, backend.WriteResult, error) {
+func stageClosed(ctx context.Context, pfd *fd, rel, base string, it BatchItem) (*staged, backend.WriteResult, error) {
 	p, res, err := stage(ctx, pfd, rel, base, it)
 	if err == nil {
 		err = p.release()

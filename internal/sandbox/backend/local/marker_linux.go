@@ -9,28 +9,28 @@ import (
 )
 
 // openRootDir opens root itself, refusing a symlink in its place.
-func openRootDir(root string) (int, error) {
-	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+func openRootDir(root string) (*fd, error) {
+	n, err := openatRetry(unix.AT_FDCWD, root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW, 0)
 	if err != nil {
-		return -1, fmt.Errorf("workspace root %s: %w", root, err)
+		return nil, fmt.Errorf("workspace root %s: %w", root, err)
 	}
-	return fd, nil
+	return newFd(n), nil
 }
 
 // ReadMarker returns the marker root carries; an error wrapping ErrNoMarker
 // when it has none. It only reads.
 func ReadMarker(root string) (Marker, error) {
-	fd, err := openRootDir(root)
+	d, err := openRootDir(root)
 	if err != nil {
 		return Marker{}, err
 	}
-	defer unix.Close(fd)
-	return readMarkerFd(fd, root)
+	defer d.Close()
+	return readMarkerFd(d, root)
 }
 
-func readMarkerFd(fd int, root string) (Marker, error) {
+func readMarkerFd(d *fd, root string) (Marker, error) {
 	buf := make([]byte, MaxMarkerSize+512)
-	n, err := unix.Fgetxattr(fd, MarkerAttr, buf)
+	n, err := unix.Fgetxattr(d.n(), MarkerAttr, buf)
 	switch {
 	case errors.Is(err, unix.ENODATA):
 		return Marker{}, fmt.Errorf("%s: %w", root, ErrNoMarker)
@@ -55,31 +55,31 @@ func ClaimMarker(root string, m Marker) error {
 
 // UpdateMarker replaces the marker of root, which must already be m.ID's.
 func UpdateMarker(root string, m Marker) error {
-	fd, err := openRootDir(root)
+	d, err := openRootDir(root)
 	if err != nil {
 		return err
 	}
-	defer unix.Close(fd)
-	cur, err := readMarkerFd(fd, root)
+	defer d.Close()
+	cur, err := readMarkerFd(d, root)
 	if err != nil {
 		return err
 	}
 	if cur.ID != m.ID {
 		return &ClaimedError{Root: root, ID: cur.ID}
 	}
-	return setMarkerFd(fd, root, m, unix.XATTR_REPLACE)
+	return setMarkerFd(d, root, m, unix.XATTR_REPLACE)
 }
 
 func setMarker(root string, m Marker, flags int) error {
-	fd, err := openRootDir(root)
+	d, err := openRootDir(root)
 	if err != nil {
 		return err
 	}
-	defer unix.Close(fd)
-	return setMarkerFd(fd, root, m, flags)
+	defer d.Close()
+	return setMarkerFd(d, root, m, flags)
 }
 
-func setMarkerFd(fd int, root string, m Marker, flags int) error {
+func setMarkerFd(d *fd, root string, m Marker, flags int) error {
 	data, err := json.Marshal(m)
 	if err != nil {
 		return err
@@ -87,10 +87,10 @@ func setMarkerFd(fd int, root string, m Marker, flags int) error {
 	if len(data) > MaxMarkerSize {
 		return fmt.Errorf("the workspace marker of %s would be %d bytes; at most %d fit (shorten the environment of this local workspace)", root, len(data), MaxMarkerSize)
 	}
-	err = unix.Fsetxattr(fd, MarkerAttr, data, flags)
+	err = unix.Fsetxattr(d.n(), MarkerAttr, data, flags)
 	switch {
 	case errors.Is(err, unix.EEXIST):
-		cur, rerr := readMarkerFd(fd, root)
+		cur, rerr := readMarkerFd(d, root)
 		if rerr != nil {
 			return fmt.Errorf("claiming %s as a workspace: %w", root, rerr)
 		}

@@ -25,13 +25,13 @@ import (
 // error matching fs.ErrNotExist; a symlink on the way, one wrapping
 // backend.ErrEscapesRoot.
 func (b *Backend) Stat(ctx context.Context, rel string) (backend.FileInfo, error) {
-	fd, rel, err := b.openPath(ctx, "stat", rel)
+	f, rel, err := b.openPath(ctx, "stat", rel)
 	if err != nil {
 		return backend.FileInfo{}, err
 	}
-	defer unix.Close(fd)
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
+	defer f.Close()
+	st, err := f.fstat()
+	if err != nil {
 		return backend.FileInfo{}, &fs.PathError{Op: "stat", Path: rel, Err: err}
 	}
 	typ := st.Mode & unix.S_IFMT
@@ -49,35 +49,34 @@ func (b *Backend) Stat(ctx context.Context, rel string) (backend.FileInfo, error
 
 // openPath checks ctx and rel and opens rel with O_PATH|O_NOFOLLOW (a final
 // symlink is opened itself). It returns the cleaned rel.
-func (b *Backend) openPath(ctx context.Context, op, rel string) (int, string, error) {
+func (b *Backend) openPath(ctx context.Context, op, rel string) (*fd, string, error) {
 	if err := ctx.Err(); err != nil {
-		return -1, rel, err
+		return nil, rel, err
 	}
 	rel, err := cleanRel(op, rel)
 	if err != nil {
-		return -1, rel, err
+		return nil, rel, err
 	}
-	fd, err := b.open(op, rel, unix.O_PATH|unix.O_NOFOLLOW)
-	return fd, rel, err
+	f, err := b.open(op, rel, unix.O_PATH|unix.O_NOFOLLOW)
+	return f, rel, err
 }
 
 // openNotLink is openPath refusing a final symlink (it would have to be
 // followed) with an error wrapping backend.ErrEscapesRoot.
-func (b *Backend) openNotLink(ctx context.Context, op, rel string) (int, string, error) {
-	fd, rel, err := b.openPath(ctx, op, rel)
+func (b *Backend) openNotLink(ctx context.Context, op, rel string) (*fd, string, error) {
+	f, rel, err := b.openPath(ctx, op, rel)
 	if err != nil {
-		return -1, rel, err
+		return nil, rel, err
 	}
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		unix.Close(fd)
-		return -1, rel, &fs.PathError{Op: op, Path: rel, Err: err}
+	defer f.Close()
+	st, err := f.fstat()
+	if err != nil {
+		return nil, rel, &fs.PathError{Op: op, Path: rel, Err: err}
 	}
 	if st.Mode&unix.S_IFMT == unix.S_IFLNK {
-		unix.Close(fd)
-		return -1, rel, escapeErr(op, rel)
+		return nil, rel, escapeErr(op, rel)
 	}
-	return fd, rel, nil
+	return f.take(), rel, nil
 }
 
 // MkdirAll creates the directory rel and any missing parents beneath the
@@ -97,24 +96,24 @@ func (b *Backend) MkdirAll(ctx context.Context, rel string, perm fs.FileMode) er
 	if err != nil {
 		return err
 	}
-	defer unix.Close(root)
-	fd, err := mkdirAll("mkdir", root, rel, unixMode(perm))
+	defer root.Close()
+	f, err := mkdirAll("mkdir", root, rel, unixMode(perm))
 	if err != nil {
 		return err
 	}
-	return unix.Close(fd)
+	return f.Close()
 }
 
 // Chmod sets the mode of rel to perm (permission bits plus setuid, setgid
 // and sticky when given). rel itself must not be a symlink and no symlink on
 // the way is followed (errors wrap backend.ErrEscapesRoot).
 func (b *Backend) Chmod(ctx context.Context, rel string, perm fs.FileMode) error {
-	fd, rel, err := b.openNotLink(ctx, "chmod", rel)
+	f, rel, err := b.openNotLink(ctx, "chmod", rel)
 	if err != nil {
 		return err
 	}
-	defer unix.Close(fd)
-	if err := chmodFd(fd, unixMode(perm)); err != nil {
+	defer f.Close()
+	if err := chmodFd(f, unixMode(perm)); err != nil {
 		return &fs.PathError{Op: "chmod", Path: rel, Err: err}
 	}
 	return nil
@@ -128,12 +127,12 @@ func (b *Backend) Chgrp(ctx context.Context, rel string, group string) error {
 	if err != nil {
 		return fmt.Errorf("chgrp %s: %w", rel, err)
 	}
-	fd, rel, err := b.openNotLink(ctx, "chgrp", rel)
+	f, rel, err := b.openNotLink(ctx, "chgrp", rel)
 	if err != nil {
 		return err
 	}
-	defer unix.Close(fd)
-	if err := unix.Fchownat(fd, "", -1, gid, unix.AT_EMPTY_PATH); err != nil {
+	defer f.Close()
+	if err := unix.Fchownat(f.n(), "", -1, gid, unix.AT_EMPTY_PATH); err != nil {
 		return &fs.PathError{Op: "chgrp", Path: rel, Err: err}
 	}
 	return nil
@@ -151,11 +150,11 @@ func (b *Backend) HashFile(ctx context.Context, rel string) (string, int64, erro
 	if err != nil {
 		return "", 0, err
 	}
-	fd, err := b.open("hash", rel, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK)
+	raw, err := b.open("hash", rel, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK)
 	if err != nil {
 		return "", 0, err
 	}
-	f, err := regularFile(fd, rel)
+	f, err := regularFile(raw, rel)
 	if err != nil {
 		return "", 0, err
 	}
@@ -163,22 +162,21 @@ func (b *Backend) HashFile(ctx context.Context, rel string) (string, int64, erro
 	return hashStream(ctx, f)
 }
 
-// regularFile checks that fd (opened O_NONBLOCK) is a regular file, clears
-// O_NONBLOCK and wraps it; on error fd is closed.
-func regularFile(fd int, name string) (*os.File, error) {
-	var st unix.Stat_t
-	err := unix.Fstat(fd, &st)
+// regularFile checks that f (opened O_NONBLOCK) is a regular file, clears
+// O_NONBLOCK and moves it into an *os.File; on error f is closed.
+func regularFile(f *fd, name string) (*os.File, error) {
+	defer f.Close()
+	st, err := f.fstat()
 	if err == nil && st.Mode&unix.S_IFMT != unix.S_IFREG {
 		err = errors.New("not a regular file")
 	}
 	if err == nil {
-		err = unix.SetNonblock(fd, false)
+		err = unix.SetNonblock(f.n(), false)
 	}
 	if err != nil {
-		unix.Close(fd)
 		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
 	}
-	return os.NewFile(uintptr(fd), name), nil
+	return f.file(name), nil
 }
 
 func hashStream(ctx context.Context, f *os.File) (string, int64, error) {
@@ -223,11 +221,11 @@ func (b *Backend) remove(ctx context.Context, op, rel string, all bool) error {
 		if !all {
 			return fmt.Errorf("%s: refusing to remove the workspace root", op)
 		}
-		fd, err := b.open(op, ".", unix.O_RDONLY|unix.O_DIRECTORY)
+		d, err := b.open(op, ".", unix.O_RDONLY|unix.O_DIRECTORY)
 		if err != nil {
 			return err
 		}
-		return removeContents(ctx, os.NewFile(uintptr(fd), b.root))
+		return removeContents(ctx, d.file(b.root))
 	}
 	dir, base := path.Split(rel)
 	pfd, err := b.open(op, path.Clean("./"+dir), unix.O_PATH|unix.O_DIRECTORY)
@@ -237,7 +235,7 @@ func (b *Backend) remove(ctx context.Context, op, rel string, all bool) error {
 	if err != nil {
 		return err
 	}
-	defer unix.Close(pfd)
+	defer pfd.Close()
 	// A temporary left by a killed write of rel goes with it (it is never
 	// in use: only a write of rel creates it, and it holds it locked).
 	_ = sweepTemp(pfd, tempName(base))
@@ -247,30 +245,27 @@ func (b *Backend) remove(ctx context.Context, op, rel string, all bool) error {
 	return nil
 }
 
-// removeEntry unlinks name below dirfd; a directory is emptied first when
-// all is set. A missing name is not an error.
-func removeEntry(ctx context.Context, dirfd int, name string, all bool) error {
-	var st unix.Stat_t
-	if err := fstatat(dirfd, name, &st); err != nil {
-		if errors.Is(err, unix.ENOENT) {
-			return nil
-		}
-		return err
+// removeEntry unlinks name below the directory dir; a directory is emptied
+// first when all is set. A missing name is not an error.
+func removeEntry(ctx context.Context, dir *fd, name string, all bool) error {
+	st, err := dir.statAt(name)
+	if err != nil {
+		return ignoreMissing(err)
 	}
 	flag := 0
 	if st.Mode&unix.S_IFMT == unix.S_IFDIR {
 		flag = unix.AT_REMOVEDIR
 		if all {
-			fd, err := openatRetry(dirfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW, 0)
+			d, err := dir.openAt(name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW, 0)
 			if err != nil {
 				return err
 			}
-			if err := removeContents(ctx, os.NewFile(uintptr(fd), name)); err != nil {
+			if err := removeContents(ctx, d.file(name)); err != nil {
 				return err
 			}
 		}
 	}
-	if err := unix.Unlinkat(dirfd, name, flag); err != nil && !errors.Is(err, unix.ENOENT) {
+	if err := unix.Unlinkat(dir.n(), name, flag); err != nil && !errors.Is(err, unix.ENOENT) {
 		return err
 	}
 	return nil
@@ -287,7 +282,7 @@ func removeContents(ctx context.Context, d *os.File) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := removeEntry(ctx, int(d.Fd()), name, true); err != nil {
+		if err := removeEntry(ctx, dirOf(d), name, true); err != nil {
 			return fmt.Errorf("%s: %w", path.Join(d.Name(), name), err)
 		}
 	}

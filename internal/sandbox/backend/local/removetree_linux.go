@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"os"
 	"path"
 	"sort"
 	"strings"
@@ -37,12 +36,12 @@ func (b *Backend) RemoveTree(ctx context.Context, rel string, files []string) (b
 	if err != nil {
 		return rep, err
 	}
-	defer unix.Close(top)
-	var st unix.Stat_t
-	if err := unix.Fstat(top, &st); err != nil {
+	defer top.Close()
+	st, err := top.fstat()
+	if err != nil {
 		return rep, &fs.PathError{Op: "remove", Path: rel, Err: err}
 	}
-	t := &treeRemoval{top: top, dev: st.Dev, dirs: map[string]int{}, parents: map[string]bool{}}
+	t := &treeRemoval{top: top, dev: st.Dev, dirs: map[string]*fd{}, parents: map[string]bool{}}
 	defer closeDirs(t.dirs)
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
@@ -57,12 +56,12 @@ func (b *Backend) RemoveTree(ctx context.Context, rel string, files []string) (b
 		}
 	}
 	t.pruneDirs()
-	rfd, err := openatRetry(top, ".", unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	d, err := top.openAt(".", unix.O_RDONLY|unix.O_DIRECTORY, 0)
 	if err != nil {
 		return rep, &fs.PathError{Op: "remove", Path: rel, Err: err}
 	}
 	left := []backend.TreeFile{}
-	if err := walkDir(ctx, os.NewFile(uintptr(rfd), rel), "", &left); err != nil {
+	if err := walkDir(ctx, d.file(rel), "", &left); err != nil {
 		return rep, err
 	}
 	rep.Left = len(left)
@@ -75,9 +74,9 @@ func (b *Backend) RemoveTree(ctx context.Context, rel string, files []string) (b
 // treeRemoval is the state of one RemoveTree: the tree's directory, its
 // device, and descriptors of the directories files were removed from.
 type treeRemoval struct {
-	top     int
+	top     *fd
 	dev     uint64
-	dirs    map[string]int // tree-relative directory -> O_PATH descriptor, -1 when unusable
+	dirs    map[string]*fd // tree-relative directory -> O_PATH descriptor, nil when unusable
 	parents map[string]bool
 }
 
@@ -95,42 +94,39 @@ func (t *treeRemoval) removeFile(f string) (kept bool, err error) {
 	dir, base := path.Split(f)
 	dir = path.Clean("./" + dir)
 	pfd := t.dir(dir)
-	if pfd < 0 {
+	if pfd == nil {
 		return false, nil
 	}
 	for d := dir; d != "."; d = path.Dir(d) {
 		t.parents[d] = true
 	}
 	_ = sweepTemp(pfd, tempName(base))
-	var st unix.Stat_t
-	if err := fstatat(pfd, base, &st); err != nil {
+	st, err := pfd.statAt(base)
+	if err != nil {
 		return false, ignoreMissing(err)
 	}
 	if st.Mode&unix.S_IFMT == unix.S_IFDIR {
 		return true, nil
 	}
-	return false, ignoreMissing(unix.Unlinkat(pfd, base, 0))
+	return false, ignoreMissing(unix.Unlinkat(pfd.n(), base, 0))
 }
 
 // dir returns a descriptor of the tree-relative directory d, resolved
-// beneath the tree without following symlinks, or -1 when it is missing,
+// beneath the tree without following symlinks, or nil when it is missing,
 // not a directory or on another filesystem.
-func (t *treeRemoval) dir(d string) int {
-	if fd, ok := t.dirs[d]; ok {
-		return fd
+func (t *treeRemoval) dir(d string) *fd {
+	if f, ok := t.dirs[d]; ok {
+		return f
 	}
-	fd, err := openBeneath(t.top, d, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW, 0)
+	f, err := t.top.openBeneath(d, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW)
 	if err == nil {
-		var st unix.Stat_t
-		if unix.Fstat(fd, &st) != nil || st.Dev != t.dev {
-			unix.Close(fd)
-			fd = -1
+		if st, err := f.fstat(); err != nil || st.Dev != t.dev {
+			f.Close()
+			f = nil
 		}
-	} else {
-		fd = -1
 	}
-	t.dirs[d] = fd
-	return fd
+	t.dirs[d] = f
+	return f
 }
 
 // pruneDirs removes the directories files were removed from, deepest
@@ -149,8 +145,8 @@ func (t *treeRemoval) pruneDirs() {
 		return ordered[i] > ordered[j]
 	})
 	for _, d := range ordered {
-		if pfd := t.dir(path.Dir(d)); pfd >= 0 {
-			_ = unix.Unlinkat(pfd, path.Base(d), unix.AT_REMOVEDIR)
+		if pfd := t.dir(path.Dir(d)); pfd != nil {
+			_ = unix.Unlinkat(pfd.n(), path.Base(d), unix.AT_REMOVEDIR)
 		}
 	}
 }

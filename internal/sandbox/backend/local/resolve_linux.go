@@ -21,23 +21,23 @@ const resolveFlags = unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESO
 
 // openRoot opens the workspace root directory (which must not itself be a
 // symlink).
-func (b *Backend) openRoot(op string) (int, error) {
-	fd, err := openatRetry(unix.AT_FDCWD, b.root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW, 0)
+func (b *Backend) openRoot(op string) (*fd, error) {
+	n, err := openatRetry(unix.AT_FDCWD, b.root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW, 0)
 	if err != nil {
 		if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR) {
-			return -1, fmt.Errorf("%s: workspace root %s is not a directory (a symlink root is never followed)", op, b.root)
+			return nil, fmt.Errorf("%s: workspace root %s is not a directory (a symlink root is never followed)", op, b.root)
 		}
-		return -1, &fs.PathError{Op: op, Path: b.root, Err: err}
+		return nil, &fs.PathError{Op: op, Path: b.root, Err: err}
 	}
-	return fd, nil
+	return newFd(n), nil
 }
 
 // openatRetry is openat(2) with O_CLOEXEC, retried on EINTR.
 func openatRetry(dirfd int, name string, flags int, mode uint32) (int, error) {
 	for {
-		fd, err := unix.Openat(dirfd, name, flags|unix.O_CLOEXEC, mode)
+		n, err := unix.Openat(dirfd, name, flags|unix.O_CLOEXEC, mode)
 		if err != unix.EINTR {
-			return fd, err
+			return n, err
 		}
 	}
 }
@@ -54,14 +54,14 @@ func openBeneath(dirfd int, rel string, flags int, mode uint32) (int, error) { /
 			how.Mode = uint64(mode)
 		}
 		for tries := 0; ; tries++ {
-			fd, err := unix.Openat2(dirfd, rel, how)
+			n, err := unix.Openat2(dirfd, rel, how)
 			switch {
 			case err == unix.EINTR, err == unix.EAGAIN && tries < 64:
 				continue
 			case err == unix.ENOSYS:
 				noOpenat2.Store(true)
 			default:
-				return fd, err
+				return n, err
 			}
 			break
 		}
@@ -88,26 +88,22 @@ func walkBeneath(dirfd int, rel string, flags int, mode uint32) (int, error) {
 		return openatRetry(dirfd, ".", flags, mode)
 	}
 	cur := dirfd
-	closeCur := func() {
-		if cur != dirfd {
-			unix.Close(cur)
-		}
-	}
-	defer func() { closeCur() }()
+	var owned *fd // cur when it is not dirfd
+	defer func() { owned.Close() }()
 	for _, name := range names[:len(names)-1] {
-		fd, err := openatRetry(cur, name, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW, 0)
+		next, err := openatRetry(cur, name, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW, 0)
 		if err != nil {
 			return -1, symlinkAware(cur, name, err)
 		}
-		closeCur()
-		cur = fd
+		owned.Close()
+		owned, cur = newFd(next), next
 	}
 	last := names[len(names)-1]
-	fd, err := openatRetry(cur, last, flags|unix.O_NOFOLLOW, mode)
+	n, err := openatRetry(cur, last, flags|unix.O_NOFOLLOW, mode)
 	if err != nil {
 		return -1, symlinkAware(cur, last, err)
 	}
-	return fd, nil
+	return n, nil
 }
 
 // symlinkAware turns the ENOTDIR that O_DIRECTORY|O_NOFOLLOW gives for a
@@ -141,97 +137,104 @@ func pathErr(op, rel string, err error) error {
 }
 
 // open resolves rel beneath the root; the caller closes the descriptor.
-func (b *Backend) open(op, rel string, flags int) (int, error) {
+func (b *Backend) open(op, rel string, flags int) (*fd, error) {
 	root, err := b.openRoot(op)
 	if err != nil {
-		return -1, err
+		return nil, err
 	}
-	defer unix.Close(root)
-	fd, err := openBeneath(root, rel, flags, 0)
+	defer root.Close()
+	f, err := root.openBeneath(rel, flags)
 	if errors.Is(err, unix.ENOTDIR) && finalIsSymlink(root, rel) {
 		err = unix.ELOOP // O_DIRECTORY|O_NOFOLLOW on a symlink gives ENOTDIR
 	}
 	if err != nil {
-		return -1, pathErr(op, rel, err)
+		return nil, pathErr(op, rel, err)
 	}
-	return fd, nil
+	return f, nil
 }
 
-// finalIsSymlink reports whether rel (resolved beneath dirfd without
+// finalIsSymlink reports whether rel (resolved beneath dir without
 // following symlinks) is itself a symlink.
-func finalIsSymlink(dirfd int, rel string) bool {
-	fd, err := openBeneath(dirfd, rel, unix.O_PATH|unix.O_NOFOLLOW, 0)
+func finalIsSymlink(dir *fd, rel string) bool {
+	f, err := dir.openBeneath(rel, unix.O_PATH|unix.O_NOFOLLOW)
 	if err != nil {
 		return false
 	}
-	defer unix.Close(fd)
-	var st unix.Stat_t
-	return unix.Fstat(fd, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK
+	defer f.Close()
+	st, err := f.fstat()
+	return err == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK
 }
 
-// mkdirAll opens (creating as needed) the directory rel beneath rootfd and
-// returns an O_PATH descriptor to it. Created directories get mode perm by
-// an explicit chmod once the whole chain exists.
-func mkdirAll(op string, rootfd int, rel string, perm uint32) (int, error) {
-	cur, err := unix.Dup(rootfd)
+// mkdirAll opens (creating as needed) the directory rel beneath root and
+// returns an O_PATH descriptor to it. Each directory it creates gets mode
+// perm by an explicit chmod as soon as it exists.
+func mkdirAll(op string, root *fd, rel string, perm uint32) (*fd, error) {
+	n, err := unix.FcntlInt(uintptr(root.n()), unix.F_DUPFD_CLOEXEC, 0)
 	if err != nil {
-		return -1, err
+		return nil, err
 	}
+	cur := newFd(n)
+	defer func() { cur.Close() }()
 	done := ""
 	for _, name := range strings.Split(rel, "/") {
 		if name == "" || name == "." {
 			continue
 		}
 		done = strings.TrimPrefix(done+"/"+name, "/")
-		fd, err := openBeneath(cur, name, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW, 0)
-		isNew := false
-		if errors.Is(err, unix.ENOENT) {
-			if merr := unix.Mkdirat(cur, name, 0o700); merr != nil && !errors.Is(merr, unix.EEXIST) {
-				unix.Close(cur)
-				return -1, pathErr(op, done, merr)
-			} else if merr == nil {
-				isNew = true
-			}
-			fd, err = openBeneath(cur, name, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW, 0)
-		}
+		next, isNew, err := mkdirAt(cur, name)
 		if err != nil {
-			err = pathErr(op, done, symlinkAware(cur, name, err))
+			return nil, pathErr(op, done, err)
 		}
-		unix.Close(cur)
-		if err != nil {
-			return -1, err
-		}
-		cur = fd
+		cur.Close()
+		cur = next
 		if isNew {
 			// Set the mode at once, not after the walk: a concurrent
 			// operation may chmod this directory as soon as it exists
 			// (a sandbox_dir declared for it), and must have the last word.
-			if err := chmodFd(fd, perm); err != nil {
-				unix.Close(cur)
-				return -1, fmt.Errorf("%s %s: chmod: %w", op, done, err)
+			if err := chmodFd(cur, perm); err != nil {
+				return nil, fmt.Errorf("%s %s: chmod: %w", op, done, err)
 			}
 		}
 	}
-	return cur, nil
+	return cur.take(), nil
 }
 
-// chmodFd sets the mode of the file behind fd (which may be an O_PATH
+// mkdirAt opens the directory name below dir with O_PATH, creating it (mode
+// 0700 until chmod-ed) when missing; isNew says it was created here.
+func mkdirAt(dir *fd, name string) (f *fd, isNew bool, err error) {
+	const flags = unix.O_PATH | unix.O_DIRECTORY | unix.O_NOFOLLOW
+	f, err = dir.openBeneath(name, flags)
+	if errors.Is(err, unix.ENOENT) {
+		merr := unix.Mkdirat(dir.n(), name, 0o700)
+		if merr != nil && !errors.Is(merr, unix.EEXIST) {
+			return nil, false, merr
+		}
+		isNew = merr == nil
+		f, err = dir.openBeneath(name, flags)
+	}
+	if err != nil {
+		return nil, false, symlinkAware(dir.n(), name, err)
+	}
+	return f, isNew, nil
+}
+
+// chmodFd sets the mode of the file behind f (which may be an O_PATH
 // descriptor) through its /proc/self/fd magic link, which names exactly that
 // inode and cannot be redirected by a symlink. Without /proc it reopens the
 // descriptor read-only and uses fchmod.
-func chmodFd(fd int, mode uint32) error {
-	err := unix.Fchmod(fd, mode)
+func chmodFd(f *fd, mode uint32) error {
+	err := unix.Fchmod(f.n(), mode)
 	if err == nil || !errors.Is(err, unix.EBADF) {
 		return err
 	}
-	err = unix.Chmod(fmt.Sprintf("/proc/self/fd/%d", fd), mode)
+	err = unix.Chmod(fmt.Sprintf("/proc/self/fd/%d", f.n()), mode)
 	if !errors.Is(err, unix.ENOENT) {
 		return err
 	}
-	rfd, oerr := openatRetry(fd, ".", unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	r, oerr := f.openAt(".", unix.O_RDONLY|unix.O_DIRECTORY, 0)
 	if oerr != nil {
 		return err
 	}
-	defer unix.Close(rfd)
-	return unix.Fchmod(rfd, mode)
+	defer r.Close()
+	return unix.Fchmod(r.n(), mode)
 }

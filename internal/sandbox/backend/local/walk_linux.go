@@ -31,12 +31,12 @@ func (b *Backend) WalkFiles(ctx context.Context, rel string) ([]backend.TreeFile
 	if err != nil {
 		return nil, err
 	}
-	fd, err := b.open("walk", rel, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW)
+	d, err := b.open("walk", rel, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW)
 	if err != nil {
 		return nil, err
 	}
 	files := []backend.TreeFile{}
-	if err := walkDir(ctx, os.NewFile(uintptr(fd), rel), "", &files); err != nil {
+	if err := walkDir(ctx, d.file(rel), "", &files); err != nil {
 		return nil, err
 	}
 	slices.SortFunc(files, func(a, b backend.TreeFile) int { return strings.Compare(a.Rel, b.Rel) })
@@ -51,9 +51,9 @@ func walkDir(ctx context.Context, d *os.File, prefix string, out *[]backend.Tree
 	if err != nil {
 		return fmt.Errorf("walk %s: %w", d.Name(), err)
 	}
-	dfd := int(d.Fd())
-	var self unix.Stat_t
-	if err := unix.Fstat(dfd, &self); err != nil {
+	dir := dirOf(d)
+	self, err := dir.fstat()
+	if err != nil {
 		return &fs.PathError{Op: "walk", Path: prefix, Err: err}
 	}
 	for _, name := range names {
@@ -61,8 +61,8 @@ func walkDir(ctx context.Context, d *os.File, prefix string, out *[]backend.Tree
 			return err
 		}
 		rel := prefix + name
-		var st unix.Stat_t
-		if err := fstatat(dfd, name, &st); err != nil {
+		st, err := dir.statAt(name)
+		if err != nil {
 			if errors.Is(err, unix.ENOENT) {
 				continue // removed while walking
 			}
@@ -81,19 +81,19 @@ func walkDir(ctx context.Context, d *os.File, prefix string, out *[]backend.Tree
 				// so they are neither listed nor ever removed as extras.
 				continue
 			}
-			fd, err := openatRetry(dfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW, 0)
+			sub, err := dir.openAt(name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW, 0)
 			if err != nil {
 				return &fs.PathError{Op: "walk", Path: rel, Err: err}
 			}
-			if err := walkDir(ctx, os.NewFile(uintptr(fd), rel), rel+"/", out); err != nil {
+			if err := walkDir(ctx, sub.file(rel), rel+"/", out); err != nil {
 				return err
 			}
 		case unix.S_IFREG:
-			fd, err := openatRetry(dfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
+			raw, err := dir.openAt(name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
 			if err != nil {
 				return &fs.PathError{Op: "walk", Path: rel, Err: err}
 			}
-			f, err := regularFile(fd, rel)
+			f, err := regularFile(raw, rel)
 			if err != nil {
 				return err
 			}

@@ -40,29 +40,31 @@ var ErrTempBusy = errors.New("another write of this file is in progress")
 // existing rel that is a symlink (it would be followed) or on a path with a
 // symlink gives an error wrapping backend.ErrEscapesRoot; an existing
 // directory is an error.
+//
+// WriteFile is a batch of one file (see WriteBatch) that keeps its
+// temporary file open and locked until it is fsync-ed and renamed, instead
+// of one syncfs(2) for a whole batch.
 func (b *Backend) WriteFile(ctx context.Context, rel string, r io.Reader, perm fs.FileMode, wantSHA256 string) (backend.WriteResult, error) {
 	if err := ctx.Err(); err != nil {
 		return backend.WriteResult{}, err
 	}
-	root, err := b.openRoot("write")
+	res, err := b.writeBatch(ctx, oneItem(BatchItem{Rel: rel, Perm: perm, SHA256: wantSHA256, R: r}), true)
 	if err != nil {
 		return backend.WriteResult{}, err
 	}
-	dirs := map[string]int{}
-	defer closeDirs(dirs)
-	pfd, rel, base, err := b.targetDir(root, dirs, rel)
-	unix.Close(root)
-	if err != nil {
-		return backend.WriteResult{}, err
+	return res[0], nil
+}
+
+// oneItem is a WriteBatch source of the single item it.
+func oneItem(it BatchItem) func() (BatchItem, error) {
+	done := false
+	return func() (BatchItem, error) {
+		if done {
+			return BatchItem{}, io.EOF
+		}
+		done = true
+		return it, nil
 	}
-	s, res, err := stage(ctx, pfd, rel, base, BatchItem{Rel: rel, Perm: perm, SHA256: wantSHA256, R: r})
-	if err != nil {
-		return backend.WriteResult{}, err
-	}
-	if err := s.commit(ctx); err != nil {
-		return backend.WriteResult{}, err
-	}
-	return res, nil
 }
 
 // staged is a temporary file filled with a target's content, waiting to be
@@ -70,16 +72,16 @@ func (b *Backend) WriteFile(ctx context.Context, rel string, r io.Reader, perm f
 // abort, unless release let it go.
 type staged struct {
 	f    *os.File
-	dir  int // descriptor of the target's directory
+	dir  *fd // the target's directory, owned by the batch
 	tmp  string
 	base string
 	rel  string
 }
 
-// stage creates the temporary file of base below pfd, streams it.R into it
-// while hashing, checks the checksum and sets the mode. On error the
-// temporary file is removed.
-func stage(ctx context.Context, pfd int, rel, base string, it BatchItem) (*staged, backend.WriteResult, error) {
+// stage creates the temporary file of base below the directory pfd,
+// streams it.R into it while hashing, checks the checksum and sets the
+// mode. On error the temporary file is removed.
+func stage(ctx context.Context, pfd *fd, rel, base string, it BatchItem) (*staged, backend.WriteResult, error) {
 	f, tmp, err := createTemp(pfd, rel, base)
 	if err != nil {
 		return nil, backend.WriteResult{}, err
@@ -139,7 +141,7 @@ func (s *staged) commit(ctx context.Context) error {
 		s.abort()
 		return err
 	}
-	if err := unix.Renameat(s.dir, s.tmp, s.dir, s.base); err != nil {
+	if err := unix.Renameat(s.dir.n(), s.tmp, s.dir.n(), s.base); err != nil {
 		s.abort()
 		return &fs.PathError{Op: "write", Path: s.rel, Err: err}
 	}
@@ -154,7 +156,7 @@ func (s *staged) commit(ctx context.Context) error {
 // abort removes the temporary file (if not yet renamed) and closes it.
 func (s *staged) abort() {
 	if s.tmp != "" {
-		_ = unix.Unlinkat(s.dir, s.tmp, 0)
+		_ = unix.Unlinkat(s.dir.n(), s.tmp, 0)
 		s.tmp = ""
 	}
 	if s.f != nil {
@@ -179,59 +181,56 @@ func tempName(base string) string {
 	return "." + short + tmpInfix + suffix
 }
 
-// createTemp removes a stale temporary file of base below pfd (sweepTemp)
+// createTemp removes a stale temporary file of base below dir (sweepTemp)
 // and creates a new one with O_EXCL, mode 0600, holding an exclusive flock
 // on it: the lock, which the kernel drops when the writing process dies,
 // tells a live write from the debris of a killed one.
-func createTemp(pfd int, rel, base string) (*os.File, string, error) {
+func createTemp(dir *fd, rel, base string) (*os.File, string, error) {
 	tmp := tempName(base)
-	if err := sweepTemp(pfd, tmp); err != nil {
+	if err := sweepTemp(dir, tmp); err != nil {
 		return nil, "", &fs.PathError{Op: "write", Path: rel, Err: err}
 	}
-	fd, err := openatRetry(pfd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW, 0o600)
+	f, err := dir.openAt(tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return nil, "", &fs.PathError{Op: "write", Path: rel, Err: err}
 	}
-	if err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		unix.Close(fd)
-		_ = unix.Unlinkat(pfd, tmp, 0)
+	defer f.Close()
+	if err := unix.Flock(f.n(), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		_ = unix.Unlinkat(dir.n(), tmp, 0)
 		return nil, "", &fs.PathError{Op: "write", Path: rel, Err: err}
 	}
-	return os.NewFile(uintptr(fd), tmp), tmp, nil
+	return f.file(tmp), tmp, nil
 }
 
-// sweepTemp removes the temporary file tmp below dirfd when it is debris: a
+// sweepTemp removes the temporary file tmp below the directory dir when it is debris: a
 // regular file no live write holds locked, or a symlink (removed itself,
 // never followed). A locked one gives an error wrapping ErrTempBusy; a
 // directory or device in its place is left alone and reported. A missing
 // tmp is not an error.
-func sweepTemp(dirfd int, tmp string) error {
-	var st unix.Stat_t
-	if err := fstatat(dirfd, tmp, &st); err != nil {
-		if errors.Is(err, unix.ENOENT) {
-			return nil
-		}
-		return err
+func sweepTemp(dir *fd, tmp string) error {
+	st, err := dir.statAt(tmp)
+	if err != nil {
+		return ignoreMissing(err)
 	}
 	switch st.Mode & unix.S_IFMT {
 	case unix.S_IFLNK:
-		return ignoreMissing(unix.Unlinkat(dirfd, tmp, 0))
+		return ignoreMissing(unix.Unlinkat(dir.n(), tmp, 0))
 	case unix.S_IFREG:
 	default:
 		return fmt.Errorf("%s, the name of this file's temporary copy, is taken by something that is not a file; remove it", tmp)
 	}
-	fd, err := openatRetry(dirfd, tmp, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
+	f, err := dir.openAt(tmp, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
 	if err != nil {
 		return ignoreMissing(err)
 	}
-	defer unix.Close(fd)
-	if err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB); err != nil {
+	defer f.Close()
+	if err := unix.Flock(f.n(), unix.LOCK_EX|unix.LOCK_NB); err != nil {
 		if errors.Is(err, unix.EWOULDBLOCK) {
 			return fmt.Errorf("%s: %w", tmp, ErrTempBusy)
 		}
 		return err
 	}
-	return ignoreMissing(unix.Unlinkat(dirfd, tmp, 0))
+	return ignoreMissing(unix.Unlinkat(dir.n(), tmp, 0))
 }
 
 func ignoreMissing(err error) error {
@@ -242,8 +241,8 @@ func ignoreMissing(err error) error {
 }
 
 // closeDirs closes the directory descriptors of a write.
-func closeDirs(dirs map[string]int) {
-	for _, fd := range dirs {
-		unix.Close(fd)
+func closeDirs(dirs map[string]*fd) {
+	for _, d := range dirs {
+		d.Close()
 	}
 }
