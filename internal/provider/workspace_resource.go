@@ -113,6 +113,7 @@ func (r *workspaceResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	r.planRuntime(ctx, req, plan, &resp.Diagnostics)
 	if !req.State.Raw.IsNull() && !plan.ID.IsUnknown() {
 		paused, _ := req.Private.GetKey(ctx, privatePausedKey)
 		planRestart(ctx, req, resp, string(paused) == "true")
@@ -277,6 +278,13 @@ func (r *workspaceResource) Read(ctx context.Context, req resource.ReadRequest, 
 	switch {
 	case m.Local.IsNull() && m.Docker.IsNull() && w.ContainerID == "":
 		m.Local = types.ObjectValueMust(map[string]attr.Type{}, map[string]attr.Value{})
+	case w.ContainerID != "" && !m.Docker.IsNull():
+		info, err := r.eng.DescribeDocker(ctx, w)
+		if err != nil {
+			addEngineError(&resp.Diagnostics, "Reading the container failed", err)
+			return
+		}
+		m.Docker = refreshIsolation(ctx, m.Docker, info, &resp.Diagnostics)
 	case m.Docker.IsNull() && w.ContainerID != "":
 		info, err := r.eng.DescribeDocker(ctx, w)
 		if err != nil {
@@ -326,6 +334,10 @@ func (r *workspaceResource) Update(ctx context.Context, req resource.UpdateReque
 	}
 	if err := r.eng.Start(ctx, w); err != nil {
 		addEngineError(&resp.Diagnostics, "Starting the workspace's container failed", err)
+		return
+	}
+	r.updateLimits(ctx, req, w, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
 		return
 	}
 	if err := r.eng.SetEnvironment(ctx, w.ID, env); err != nil {

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"maps"
 	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -217,14 +218,14 @@ func (r *workspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 }
 
 func dockerBlockSchema() schema.SingleNestedBlock {
-	return schema.SingleNestedBlock{
+	b := schema.SingleNestedBlock{
 		MarkdownDescription: "Selects the docker backend: the workspace is a directory inside a container, created as the " +
 			"Python SDK's Docker backend does: entrypoint `tail -f /dev/null` to keep it running, the workspace's " +
 			"`environment`, its `exposed_ports` published on 127.0.0.1, its `volumes` mounted, and labels `sandbox.workspace_id` " +
 			"and `sandbox.root` besides `labels`. The daemon comes from the provider's `docker_host` settings. Every file operation runs inside " +
 			"the container through a small helper copied to `/.sandbox-fs-helper/`, which never follows a symlink planted in " +
 			"the workspace. Conflicts with `local`.",
-		PlanModifiers: []planmodifier.Object{replaceWhenAddedOrRemoved{}},
+		PlanModifiers: []planmodifier.Object{replaceWhenAddedOrRemoved{}, replaceIfIsolationChanges{}},
 		Attributes: map[string]schema.Attribute{
 			"image": schema.StringAttribute{
 				Optional: true,
@@ -277,4 +278,6 @@ func dockerBlockSchema() schema.SingleNestedBlock {
 			},
 		},
 	}
+	maps.Copy(b.Attributes, isolationAttributes())
+	return b
 }
