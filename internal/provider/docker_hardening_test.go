@@ -118,7 +118,7 @@ func TestAccDockerIsolation_hardening(t *testing.T) {
 	prog := buildEUID(t)
 	readOnly := `read_only_rootfs = true
     cap_add      = ["cap_net_raw"]
-    cap_drop     = ["KILL"]
+    cap_drop     = ["fowner"]
     security_opt = ["label=disable"]`
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6Factories,
@@ -137,10 +137,10 @@ func TestAccDockerIsolation_hardening(t *testing.T) {
 			{
 				Config: env.config("", ""),
 				Check: resource.ComposeTestCheckFunc(
-					// CHOWN, DAC_OVERRIDE, FOWNER and KILL: bits 0, 1, 3 and 5.
+					// CHOWN, DAC_OVERRIDE and FOWNER: bits 0, 1 and 3.
 					env.expectSh(`grep -E '^(CapEff|NoNewPrivs)' /proc/1/status; cat /proc/1/comm`,
-						"CapEff:\t000000000000002b\nNoNewPrivs:\t1\ndocker-init"),
-					env.expectHost(expectCaps([]string{"CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FOWNER", "CAP_KILL"}, []string{"ALL"})),
+						"CapEff:\t000000000000000b\nNoNewPrivs:\t1\ndocker-init"),
+					env.expectHost(expectCaps([]string{"CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FOWNER"}, []string{"ALL"})),
 					env.expectHost(func(hc *container.HostConfig) error {
 						if !slices.Contains(hc.SecurityOpt, "no-new-privileges:true") || hc.Init == nil || !*hc.Init {
 							return fmt.Errorf("docker inspect: SecurityOpt %v Init %v", hc.SecurityOpt, hc.Init)
@@ -177,9 +177,9 @@ resource "sandbox_command" "who" {
 					resource.TestMatchResourceAttr("sandbox_command.writes", "stdout",
 						regexp.MustCompile(`^touch: /etc/x: Read-only file system\nroot and tmp writable\n$`)),
 					env.expectSh("cat /workspace/note.txt", "written to a read-only image"),
-					// CHOWN, DAC_OVERRIDE, FOWNER and NET_RAW: bits 0, 1, 3 and 13.
-					env.expectSh(`grep '^CapEff' /proc/1/status`, "CapEff:\t000000000000200b"),
-					env.expectHost(expectCaps([]string{"CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FOWNER", "CAP_NET_RAW"}, []string{"ALL"})),
+					// CHOWN, DAC_OVERRIDE and NET_RAW: bits 0, 1 and 13.
+					env.expectSh(`grep '^CapEff' /proc/1/status`, "CapEff:\t0000000000002003"),
+					env.expectHost(expectCaps([]string{"CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_NET_RAW"}, []string{"ALL"})),
 					env.expectHost(func(hc *container.HostConfig) error {
 						if !hc.ReadonlyRootfs || !slices.Contains(hc.SecurityOpt, "label=disable") {
 							return fmt.Errorf("docker inspect: ReadonlyRootfs %v SecurityOpt %v", hc.ReadonlyRootfs, hc.SecurityOpt)
@@ -189,10 +189,10 @@ resource "sandbox_command" "who" {
 				),
 			},
 			{ResourceName: "sandbox_workspace.ws", ImportState: true, ImportStateVerify: true,
-				ImportStateVerifyIgnore: []string{"keep_on_destroy", "docker.pull_policy", "docker.cap_add"}},
+				ImportStateVerifyIgnore: []string{"keep_on_destroy", "docker.pull_policy", "docker.cap_add", "docker.cap_drop"}},
 			{
-				// cap_add is read back as NET_RAW; the configuration's
-				// spelling is no change.
+				// cap_add and cap_drop are read back as NET_RAW and FOWNER;
+				// the configuration's spelling is no change.
 				Config: env.configDocker(readOnly, "", readOnlyEntries),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectEmptyPlan(),

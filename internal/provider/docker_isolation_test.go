@@ -168,6 +168,15 @@ func TestAccDockerIsolation_limits(t *testing.T) {
 				},
 				Check: env.expectHost(expectLimits(96<<20, 96<<20, 5e8, 100)),
 			},
+			{
+				// Removing a limit replaces the container: docker update
+				// cannot lift one.
+				Config: env.configDocker("memory = \"96m\"\n    pids_limit = 100", "", alive),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("sandbox_workspace.ws", plancheck.ResourceActionReplace),
+				}},
+				Check: env.expectHost(expectLimits(96<<20, 96<<20, 0, 100)),
+			},
 		},
 		CheckDestroy: env.checkGone,
 	})

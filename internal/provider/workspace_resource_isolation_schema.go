@@ -61,8 +61,8 @@ func isolationAttributes() map[string]schema.Attribute {
 		"no_new_privileges": flag(true, "Set no-new-privileges: no process, setuid binaries included, can gain privileges "+
 			"it did not start with. Default `true`. "+replaceDesc),
 		"cap_add": caps("Capabilities added to the default set (names with or without `CAP_`; `\"ALL\"` for every one). " +
-			"The container drops every capability but " + baseline + ", which the provider's own file operations and " +
-			"command timeouts need, and `SYS_ADMIN` with `fuse`. " + replaceDesc),
+			"The container drops every capability but " + baseline + ", which the provider's own file operations " +
+			"need, and `SYS_ADMIN` with `fuse`. " + replaceDesc),
 		"cap_drop": caps("Capabilities removed from the default set (" + baseline + "); `\"ALL\"` keeps only `cap_add`. " +
 			"Without `CHOWN` a `group` cannot be set, without `DAC_OVERRIDE` and `FOWNER` entries in directories the " +
 			"provider does not own cannot be written. " + replaceDesc),

@@ -61,11 +61,13 @@ type Isolation struct {
 type Ulimit struct{ Soft, Hard int64 }
 
 // BaselineCaps are the capabilities the provider's own operations need in
-// a container whose capabilities are all dropped: the file helper
-// runs as root and writes into directories of any mode (DAC_OVERRIDE),
-// changes groups (CHOWN) and modes of files it does not own (FOWNER), and
-// kills the processes of a timed-out command, whoever runs them (KILL).
-var BaselineCaps = []string{"CHOWN", "DAC_OVERRIDE", "FOWNER", "KILL"}
+// a container whose capabilities are all dropped: the file helper runs as
+// root and sets groups (CHOWN), writes into directories root does not own
+// (DAC_OVERRIDE) and sets modes of files root does not own (FOWNER), as
+// entries owned by the workspace's users are. Nothing else the provider
+// runs in the container needs a capability: docker exec --user switches
+// users outside it, and the account tools write files root owns.
+var BaselineCaps = []string{"CHOWN", "DAC_OVERRIDE", "FOWNER"}
 
 // dockerDefaultCaps are the capabilities Docker grants by default.
 var dockerDefaultCaps = []string{"AUDIT_WRITE", "CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "MKNOD",

@@ -59,12 +59,12 @@ func TestCaps(t *testing.T) {
 		canonDrop []string
 	}{
 		{nil, nil, false, BaselineCaps, []string{"ALL"}, nil, nil},
-		{[]string{"NET_RAW", "CHOWN"}, []string{"KILL"}, false, []string{"CHOWN", "DAC_OVERRIDE", "FOWNER", "NET_RAW"}, []string{"ALL"}, []string{"NET_RAW"}, []string{"KILL"}},
-		{nil, nil, true, []string{"CHOWN", "DAC_OVERRIDE", "FOWNER", "KILL", "SYS_ADMIN"}, []string{"ALL"}, nil, nil},
+		{[]string{"NET_RAW", "CHOWN"}, []string{"FOWNER"}, false, []string{"CHOWN", "DAC_OVERRIDE", "NET_RAW"}, []string{"ALL"}, []string{"NET_RAW"}, []string{"FOWNER"}},
+		{nil, nil, true, []string{"CHOWN", "DAC_OVERRIDE", "FOWNER", "SYS_ADMIN"}, []string{"ALL"}, nil, nil},
 		{[]string{"SETUID"}, []string{"ALL"}, false, []string{"SETUID"}, []string{"ALL"}, []string{"SETUID"}, BaselineCaps},
 		{[]string{"ALL"}, []string{"NET_RAW"}, false, []string{"ALL"}, []string{"NET_RAW"}, []string{"ALL"}, []string{"NET_RAW"}},
 		// Adding and dropping the same capability keeps it.
-		{[]string{"KILL"}, []string{"KILL"}, false, BaselineCaps, []string{"ALL"}, nil, nil},
+		{[]string{"CHOWN"}, []string{"CHOWN"}, false, BaselineCaps, []string{"ALL"}, nil, nil},
 	} {
 		a, d := hostCaps(tc.add, tc.drop, tc.fuse)
 		if !slices.Equal(a, tc.hcAdd) || !slices.Equal(d, tc.hcDrop) {
@@ -94,7 +94,7 @@ func TestIsolationRoundTrip(t *testing.T) {
 	iso := Isolation{
 		Memory: 64 << 20, NanoCPUs: 5e8, PidsLimit: 64, Disk: 32 << 20, ShmSize: 128 << 20,
 		Tmpfs: map[string]string{"/tmp": "size=16m"}, Ulimits: map[string]Ulimit{"nofile": {1024, 2048}},
-		NoNewPrivileges: true, CapAdd: []string{"NET_RAW"}, CapDrop: []string{"KILL"}, ReadOnlyRootfs: true,
+		NoNewPrivileges: true, CapAdd: []string{"NET_RAW"}, CapDrop: []string{"FOWNER"}, ReadOnlyRootfs: true,
 		SecurityOpt: []string{"label=disable"}, Init: true, User: "1000:1000", Runtime: "runsc",
 	}
 	s := Spec{Root: "/workspace", Isolation: iso, FUSE: true}
@@ -113,7 +113,7 @@ func TestIsolationRoundTrip(t *testing.T) {
 	}
 	got := readIsolation(cfg, hc, "/workspace", "runc", true)
 	want := iso
-	want.CapAdd, want.CapDrop = []string{"NET_RAW"}, []string{"KILL"}
+	want.CapAdd, want.CapDrop = []string{"NET_RAW"}, []string{"FOWNER"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("read back\n %+v\nwant\n %+v", got, want)
 	}
