@@ -203,8 +203,22 @@ resource "sandbox_file" "small" {
 }
 `
 
+// shm_size, tmpfs and ulimits as a command in the workspace sees them.
+const mountsSeen = `
+resource "sandbox_command" "mounts" {
+  workspace_id = sandbox_workspace.ws.id
+  shell        = "echo $(ulimit -n) $(ulimit -Hn); df -k /dev/shm /scratch | awk 'NR > 1 { print $6, $2 }'"
+}
+`
+
+const diskAndMounts = `disk = "32m"
+    shm_size = "16m"
+    tmpfs    = { "/scratch" = "size=8m" }
+    ulimits  = { nofile = "1024:2048" }`
+
 // disk = "32m": a 64 MiB write gets ENOSPC and stops at 32 MiB, and the
-// workspace still takes a file afterwards; the limit is read back.
+// workspace still takes a file afterwards; shm_size, tmpfs and ulimits
+// reach the container; every one is read back on import.
 func TestAccDockerIsolation_disk(t *testing.T) {
 	env := newDockerEnv(t)
 	resource.Test(t, resource.TestCase{
@@ -217,8 +231,10 @@ func TestAccDockerIsolation_disk(t *testing.T) {
 				ExpectError: regexp.MustCompile(`(?s)Unusable isolation setting.*disk = "512k".*512k is below the minimum of 1m`),
 			},
 			{
-				Config: env.configDocker(`disk = "32m"`, "", fillDisk),
+				Config: env.configDocker(diskAndMounts, "", fillDisk+mountsSeen),
 				Check: resource.ComposeTestCheckFunc(
+					resource.TestCheckResourceAttr("sandbox_command.mounts", "stdout",
+						"1024 2048\n/dev/shm 16384\n/scratch 8192\n"),
 					resource.TestMatchResourceAttr("sandbox_command.fill", "stdout",
 						regexp.MustCompile(`No space left on device\n(?:.*\n)*rc=1\n(\d+)\n$`)),
 					func(s *terraform.State) error {
