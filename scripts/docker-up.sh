@@ -19,6 +19,17 @@
 #   shared libraries: the shadow account tools, rclone and fusermount3):
 #   nothing is ever pulled. It is rebuilt when IMAGE_VERSION changes.
 #
+# * gVisor: Debian's runsc is installed when missing and, when the daemon
+#   runs on this machine without a runsc runtime and without an
+#   /etc/docker/daemon.json of its own, registered as the runtime "runsc"
+#   (daemon.json, then SIGHUP to dockerd, which reloads its runtimes).
+#   Debian's runsc (20221219) takes any network namespace of a kernel that
+#   shows /proc/sys/net/core/rmem_default in it (6.x does) for the host's
+#   and refuses to start ("cannot run with network enabled in root network
+#   namespace"), so it is registered with --network=none; --file-access=shared
+#   lets it see the file helper that the provider copies into a running
+#   container. Without it the gVisor test skips, saying why.
+#
 # Packages are installed with apt-get, as root only. Under CI=true a missing
 # daemon or mount tool fails this script; elsewhere it exits 0 after saying
 # why (the tests concerned then skip with the same reason).
@@ -174,6 +185,25 @@ build_image() {
 		docker import --change "LABEL sandbox.test-image=$version" --change 'ENV PATH=/usr/sbin:/usr/bin:/sbin:/bin' --change 'CMD ["/bin/sh"]' - "$IMAGE" >/dev/null
 }
 
+has_runsc() { docker info --format '{{json .Runtimes}}' 2>/dev/null | grep -q '"runsc"'; }
+
+register_runsc() {
+	has_runsc && return 0
+	command -v runsc >/dev/null 2>&1 || apt_install runsc || { say "runsc could not be installed: the gVisor test will skip"; return 0; }
+	local pid
+	pid=$(pidof dockerd || true)
+	if [ "$(id -u)" != 0 ] || [ -z "$pid" ] || [ -e /etc/docker/daemon.json ]; then
+		say "the Docker daemon has no runsc runtime; register $(command -v runsc) as \"runsc\" with runtimeArgs --network=none and --file-access=shared (the gVisor test skips until then)"
+		return 0
+	fi
+	mkdir -p /etc/docker
+	printf '{"runtimes":{"runsc":{"path":"%s","runtimeArgs":["--network=none","--file-access=shared"]}}}\n' "$(command -v runsc)" >/etc/docker/daemon.json
+	say "registering runsc with dockerd (pid $pid): /etc/docker/daemon.json, SIGHUP"
+	kill -HUP "$pid"
+	for _ in $(seq 1 20); do has_runsc && return 0; sleep 0.5; done
+	say "dockerd did not pick up the runsc runtime; see $LOG"
+}
+
 install_mount_tools
 if ! daemon_up; then
 	install_packages
@@ -195,4 +225,5 @@ fi
 install_packages
 build_image
 smoke || give_up "the Docker daemon cannot run $IMAGE; see $LOG"
+register_runsc
 say "daemon ready: $(docker version --format '{{.Server.Version}} (API {{.Server.APIVersion}})'), storage driver $(docker info --format '{{.Driver}}'), image $IMAGE"

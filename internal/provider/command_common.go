@@ -114,6 +114,13 @@ func (m *commandModel) run(ctx context.Context, eng *workspace.Engine, secretEnv
 		addEngineError(&diags, "Running "+shown+" failed", err)
 		return diags
 	}
+	if res.OOMKilled && !m.AllowNonZeroExitCode.ValueBool() {
+		diags.AddError("Command ran out of memory",
+			fmt.Sprintf("%s exited with code %d: it ran out of memory (the kernel's out-of-memory killer stopped it at the "+
+				"workspace's memory limit, the docker block's memory). Raise memory, or set allow_non_zero_exit_code = true "+
+				"to record the exit instead of failing.", shown, res.ExitCode))
+		return diags
+	}
 	if res.ExitCode != 0 && !m.AllowNonZeroExitCode.ValueBool() {
 		stream, out := "stderr", res.Stderr
 		if len(out) == 0 && len(res.Stdout) > 0 {

@@ -32,6 +32,11 @@ func newDockerEnv(t *testing.T) *dockerEnv {
 // config is a provider block, a docker workspace with extra attributes
 // wsExtra, and body.
 func (e *dockerEnv) config(wsExtra, body string) string {
+	return e.configDocker("", wsExtra, body)
+}
+
+// configDocker is config with dockerExtra added inside the docker block.
+func (e *dockerEnv) configDocker(dockerExtra, wsExtra, body string) string {
 	return fmt.Sprintf(`
 provider "sandbox" {
   local_base_dir    = %q
@@ -42,10 +47,11 @@ resource "sandbox_workspace" "ws" {
   docker {
     image       = %q
     pull_policy = "never"
+    %s
   }
   %s
 }
-%s`, e.base, e.src, dockertest.Image, wsExtra, body)
+%s`, e.base, e.src, dockertest.Image, dockerExtra, wsExtra, body)
 }
 
 // container returns the workspace's container id from state and records it

@@ -29,7 +29,14 @@ func (dockerKind) validate(ctx context.Context, m workspaceModel, _ tfsdk.Config
 	validateDocker(ctx, m, diags)
 }
 
-func (dockerKind) modifyPlan(context.Context, *workspace.Engine, resource.ModifyPlanRequest, *resource.ModifyPlanResponse, workspaceModel) {
+// modifyPlan refuses, at plan time, a runtime the daemon does not have.
+func (dockerKind) modifyPlan(ctx context.Context, eng *workspace.Engine, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, plan workspaceModel) {
+	planRuntime(ctx, eng, req, plan, &resp.Diagnostics)
+}
+
+// update applies live limit changes with docker update.
+func (dockerKind) update(ctx context.Context, eng *workspace.Engine, req resource.UpdateRequest, w *workspace.Workspace, diags *diag.Diagnostics) {
+	updateLimits(ctx, eng, req, w, diags)
 }
 
 func (dockerKind) create(ctx context.Context, eng *workspace.Engine, m workspaceModel, cfg tfsdk.Config, private privateSetter, diags *diag.Diagnostics) *workspace.Workspace {
@@ -47,13 +54,14 @@ func (dockerKind) create(ctx context.Context, eng *workspace.Engine, m workspace
 	return w
 }
 
-func (dockerKind) describe(ctx context.Context, eng *workspace.Engine, w *workspace.Workspace, m *workspaceModel, diags *diag.Diagnostics) {
-	if !m.Docker.IsNull() {
-		return
-	}
+func (dockerKind) observe(ctx context.Context, eng *workspace.Engine, w *workspace.Workspace, m *workspaceModel, diags *diag.Diagnostics) {
 	info, err := eng.DescribeDocker(ctx, w)
 	if err != nil {
 		addEngineError(diags, "Reading the container failed", err)
+		return
+	}
+	if !m.Docker.IsNull() {
+		m.Docker = refreshIsolation(ctx, m.Docker, info, diags)
 		return
 	}
 	m.Docker = dockerObject(info, w.Root)

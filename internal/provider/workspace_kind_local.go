@@ -91,10 +91,14 @@ func (localKind) create(ctx context.Context, eng *workspace.Engine, m workspaceM
 	return w
 }
 
-func (localKind) describe(_ context.Context, _ *workspace.Engine, _ *workspace.Workspace, m *workspaceModel, _ *diag.Diagnostics) {
+func (localKind) observe(_ context.Context, _ *workspace.Engine, _ *workspace.Workspace, m *workspaceModel, _ *diag.Diagnostics) {
 	if m.Local.IsNull() {
 		m.Local = types.ObjectValueMust(map[string]attr.Type{}, map[string]attr.Value{})
 	}
+}
+
+// update: a local workspace's environment is all that changes in place.
+func (localKind) update(context.Context, *workspace.Engine, resource.UpdateRequest, *workspace.Workspace, *diag.Diagnostics) {
 }
 
 func (localKind) missing(context.Context, *workspace.Engine, privateGetter, string, *diag.Diagnostics) bool {

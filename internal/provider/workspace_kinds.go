@@ -41,9 +41,13 @@ type workspaceKind interface {
 	// create makes the workspace and records in private what later reads
 	// need.
 	create(ctx context.Context, eng *workspace.Engine, m workspaceModel, cfg tfsdk.Config, private privateSetter, diags *diag.Diagnostics) *workspace.Workspace
-	// describe fills the kind's block and what the workspace was created
-	// with into m when state has none (after an import).
-	describe(ctx context.Context, eng *workspace.Engine, w *workspace.Workspace, m *workspaceModel, diags *diag.Diagnostics)
+	// observe reads the kind's block back from the workspace into m on
+	// every refresh (drift shows in the plan); after an import, when state
+	// has no block, it also fills in what the workspace was created with.
+	observe(ctx context.Context, eng *workspace.Engine, w *workspace.Workspace, m *workspaceModel, diags *diag.Diagnostics)
+	// update changes in place what the kind can change on a live
+	// workspace (a container's limits), before the environment is set.
+	update(ctx context.Context, eng *workspace.Engine, req resource.UpdateRequest, w *workspace.Workspace, diags *diag.Diagnostics)
 	// missing explains, with an error diagnostic, a workspace that the
 	// backend does not find but that is not gone (returns true); false
 	// lets the resource plan its re-creation.

@@ -232,9 +232,8 @@ func (r *workspaceResource) Read(ctx context.Context, req resource.ReadRequest, 
 	m.Root = types.StringValue(w.Root)
 	m.ContainerID = containerID(w)
 	setRunState(w, &m)
-	if k := kindNamed(w.Kind); k != nil && len(configuredKinds(&m)) == 0 {
-		// Imported: the workspace says what it is.
-		if k.describe(ctx, r.eng, w, &m, &resp.Diagnostics); resp.Diagnostics.HasError() {
+	if k := kindNamed(w.Kind); k != nil {
+		if k.observe(ctx, r.eng, w, &m, &resp.Diagnostics); resp.Diagnostics.HasError() {
 			return
 		}
 	}
@@ -276,6 +275,11 @@ func (r *workspaceResource) Update(ctx context.Context, req resource.UpdateReque
 	if err := r.eng.Start(ctx, w); err != nil {
 		addEngineError(&resp.Diagnostics, "Starting the workspace's container failed", err)
 		return
+	}
+	if k := kindOf(&m); k != nil {
+		if k.update(ctx, r.eng, req, w, &resp.Diagnostics); resp.Diagnostics.HasError() {
+			return
+		}
 	}
 	if err := w.SetEnvironment(ctx, env); err != nil {
 		addEngineAttributeError(&resp.Diagnostics, path.Root("environment"), "Updating the workspace environment failed", err)

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"maps"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -23,14 +24,15 @@ type dockerModel struct {
 	FUSE        types.Bool   `tfsdk:"fuse"`
 	Volumes     types.List   `tfsdk:"volumes"`
 	Restart     types.String `tfsdk:"restart_policy"`
+	isolationModel
 }
 
-var dockerAttrTypes = map[string]attr.Type{
+var dockerAttrTypes = withIsolationTypes(map[string]attr.Type{
 	"image": types.StringType, "pull_policy": types.StringType, "network_mode": types.StringType,
 	"labels": types.MapType{ElemType: types.StringType}, "fuse": types.BoolType,
 	"volumes":        types.ListType{ElemType: types.ObjectType{AttrTypes: volumeAttrTypes}},
 	"restart_policy": types.StringType,
-}
+})
 
 // reservedLabels are set by the provider on every workspace container.
 var reservedLabels = []string{"sandbox.workspace_id", "sandbox.root"}
@@ -69,6 +71,7 @@ func validateDocker(ctx context.Context, m workspaceModel, diags *diag.Diagnosti
 		diags.AddAttributeError(path.Root("root"), "Unusable workspace root", err.Error())
 	}
 	validateVolumes(ctx, d.Volumes, root, diags)
+	validateIsolation(ctx, d, m, root, diags)
 }
 
 // dockerSpec builds the engine's spec from a planned model.
@@ -80,6 +83,7 @@ func dockerSpec(ctx context.Context, m workspaceModel, diags *diag.Diagnostics) 
 		FUSE: d.FUSE.ValueBool(), Root: m.Root.ValueString(), ExposedPorts: ports(m), RestartPolicy: d.Restart.ValueString(),
 	}
 	diags.Append(d.Labels.ElementsAs(ctx, &spec.Labels, false)...)
+	spec.Isolation, _ = d.isolation(ctx, diags)
 	if !d.Volumes.IsNull() {
 		spec.Volumes, _, _ = volumeMounts(ctx, d.Volumes, spec.Root, diags)
 	}
@@ -131,11 +135,13 @@ func dockerObject(info workspace.DockerInfo, root string) types.Object {
 	if info.FUSE {
 		fuse = types.BoolValue(true)
 	}
-	return types.ObjectValueMust(dockerAttrTypes, map[string]attr.Value{
+	vals := isolationValues(info.Isolation, info.FUSE)
+	maps.Copy(vals, map[string]attr.Value{
 		"image": types.StringValue(info.Image), "pull_policy": types.StringNull(), "network_mode": nm,
 		"labels": labels, "fuse": fuse, "volumes": volumesList(info.Volumes, root),
 		"restart_policy": types.StringValue(info.RestartPolicy),
 	})
+	return types.ObjectValueMust(dockerAttrTypes, vals)
 }
 
 var groupAttrTypes = map[string]attr.Type{

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"maps"
 	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -212,11 +213,11 @@ func (r *workspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 }
 
 func dockerBlockSchema() schema.SingleNestedBlock {
-	return schema.SingleNestedBlock{
+	b := schema.SingleNestedBlock{
 		MarkdownDescription: "Selects the docker backend: the workspace is a directory inside a container kept running with " +
 			"`tail -f /dev/null`, on the daemon of the provider's `docker_host` settings. Conflicts with `local`. " +
 			"[Details](#docker-backend).",
-		PlanModifiers: []planmodifier.Object{replaceWhenAddedOrRemoved{}},
+		PlanModifiers: []planmodifier.Object{replaceWhenAddedOrRemoved{}, replaceIfIsolationChanges{}},
 		Attributes: map[string]schema.Attribute{
 			"image": schema.StringAttribute{
 				Optional: true,
@@ -269,4 +270,6 @@ func dockerBlockSchema() schema.SingleNestedBlock {
 			},
 		},
 	}
+	maps.Copy(b.Attributes, isolationAttributes())
+	return b
 }

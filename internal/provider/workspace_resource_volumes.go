@@ -168,7 +168,7 @@ func addCreateDockerError(diags *diag.Diagnostics, spec workspace.DockerSpec, er
 	for i := range idx {
 		idx[i] = i
 	}
-	if addVolumeMountError(diags, err, idx) {
+	if addVolumeMountError(diags, err, idx) || addIsolationError(diags, "Creating the container workspace failed", err) {
 		return
 	}
 	addEngineAttributeError(diags, path.Root("docker"), "Creating the container workspace failed", err)

@@ -31,6 +31,9 @@ type ExecResult struct {
 	Stdout   []byte
 	Stderr   []byte
 	ExitCode int
+	// OOMKilled reports that the out-of-memory killer killed a process of
+	// the command at the workspace's memory limit.
+	OOMKilled bool
 }
 
 // OK reports whether the command exited with code 0 (the Python SDK's ok()).

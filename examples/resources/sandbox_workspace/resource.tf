@@ -58,3 +58,22 @@ resource "sandbox_workspace" "with_data" {
     ]
   }
 }
+
+# A confined container: hard limits, a 2 GiB root, a read-only image and
+# gVisor. no_new_privileges, init and the reduced capability set are on by
+# default; memory, memory_swap, cpus and pids_limit change in place.
+resource "sandbox_workspace" "confined" {
+  docker {
+    image            = "python:3.12-slim"
+    memory           = "1g" # memory_swap defaults to memory: no swap
+    cpus             = 1.5
+    pids_limit       = 256
+    disk             = "2g" # the root is a 2 GiB tmpfs
+    shm_size         = "64m"
+    tmpfs            = { "/tmp" = "size=256m" }
+    ulimits          = { nofile = "1024:2048" }
+    cap_add          = ["NET_BIND_SERVICE"]
+    read_only_rootfs = true
+    runtime          = "runsc" # must be registered with the Docker daemon
+  }
+}

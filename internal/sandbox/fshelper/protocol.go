@@ -60,6 +60,7 @@ const (
 	OpWrite      = "write"      // tar on stdin; Response.Written, one per member
 	OpRemoveTree = "removetree" // JSON list of tree-relative files on stdin; Response.Removal
 	OpKillEnv    = "killenv"    // arg: token; SIGKILL every process whose environment holds ExecTokenEnv=<token>; Response.Size = how many
+	OpOOMKills   = "oomkills"   // Response.Size = processes the out-of-memory killer has killed in the container's memory cgroup
 )
 
 // ExecTokenEnv is the environment variable the Docker backend gives every

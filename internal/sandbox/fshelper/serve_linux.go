@@ -108,6 +108,8 @@ func run(ctx context.Context, b *local.Backend, op, rel, arg string, stdin io.Re
 	case OpKillEnv:
 		n, err := killByEnv(ExecTokenEnv + "=" + arg)
 		return Response{Size: int64(n)}, err
+	case OpOOMKills:
+		return Response{Size: oomKills()}, nil
 	}
 	return Response{}, fmt.Errorf("%w: unknown operation %q", errUsage, op)
 }

@@ -45,6 +45,9 @@ type DockerSpec struct {
 	// creation, each at an absolute target (see VolumeMount). A volume the
 	// daemon does not have fails the creation with a *MissingVolumeError.
 	Volumes []VolumeMount
+	// Isolation holds the container's limits and hardening (see
+	// DockerIsolation).
+	Isolation DockerIsolation
 }
 
 // CreateDocker creates a container workspace with a new id: the image is
@@ -65,6 +68,7 @@ func (e *Engine) CreateDocker(ctx context.Context, spec DockerSpec) (*Workspace,
 		Labels: spec.Labels, FUSE: spec.FUSE, RestartPolicy: spec.RestartPolicy, Root: root, Environment: spec.Environment,
 		SecretEnvironment: spec.SecretEnvironment,
 		ExposedPorts:      spec.ExposedPorts, Users: spec.Users, Groups: spec.Groups, Volumes: spec.Volumes,
+		Isolation: spec.Isolation,
 	})
 	if err != nil {
 		return nil, envSecrets(spec.SecretEnvironment).Error(err)

@@ -73,6 +73,8 @@ type Spec struct {
 	// created, after any bind mounts (design/sdk-model.md §6.2); they are recorded in
 	// LabelSpec. Removing the container leaves them in place.
 	Volumes []VolumeMount
+	// Isolation holds the limits and hardening of the container.
+	Isolation Isolation
 }
 
 // Validate checks what can be checked without the daemon.
@@ -98,7 +100,10 @@ func (s Spec) Validate() error {
 			return fmt.Errorf("environment variable %s is given both as a plain and as a secret value", k)
 		}
 	}
-	return ValidateVolumes(s.Root, s.Volumes)
+	if err := ValidateVolumes(s.Root, s.Volumes); err != nil {
+		return err
+	}
+	return s.Isolation.Validate(s.Root, s.Volumes, len(s.Users)+len(s.Groups) > 0)
 }
 
 // Daemon is a connection to one Docker daemon, made on first use.
@@ -111,12 +116,14 @@ type Daemon struct {
 	mu        sync.Mutex
 	helpers   map[string]string // container id -> helper path known installed
 	daemonID  string            // docker info ID, once read
+	runtimes  *runtimeInfo      // docker info runtimes, once read
+	memLimits map[string]bool   // container id -> whether it has a memory limit
 	installMu sync.Mutex        // serialises helper checks and installs
 }
 
 // NewDaemon returns a Daemon for cfg; nothing is contacted until used.
 func NewDaemon(cfg HostConfig) *Daemon {
-	return &Daemon{cfg: cfg, helpers: map[string]string{}}
+	return &Daemon{cfg: cfg, helpers: map[string]string{}, memLimits: map[string]bool{}}
 }
 
 func (d *Daemon) api() (*client.Client, error) {
@@ -150,6 +157,9 @@ func (d *Daemon) Create(ctx context.Context, s Spec) (*Backend, error) {
 		return nil, err
 	}
 	if err := d.checkVolumesExist(ctx, s.Volumes); err != nil {
+		return nil, err
+	}
+	if err := d.checkRuntime(ctx, s.Isolation.Runtime); err != nil {
 		return nil, err
 	}
 	if err := d.ensureImage(ctx, s.Image, s.PullPolicy); err != nil {
@@ -230,6 +240,7 @@ func containerConfig(s Spec) (*container.Config, *container.HostConfig) {
 	// The Python SDK mounts bind mounts first, then the volumes; there are no
 	// bind mounts yet.
 	hc.Mounts = volumeMounts(s.Volumes)
+	applyIsolation(s, cfg, hc)
 	return cfg, hc
 }
 
@@ -277,6 +288,7 @@ func (d *Daemon) Remove(ctx context.Context, containerID string) error {
 	_, err = cli.ContainerRemove(ctx, containerID, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
 	d.mu.Lock()
 	delete(d.helpers, containerID)
+	delete(d.memLimits, containerID)
 	d.mu.Unlock()
 	if err != nil && !cerrdefs.IsNotFound(err) {
 		return fmt.Errorf("removing container %s: %w", short(containerID), err)

@@ -137,7 +137,20 @@ func (b *Backend) Exec(ctx context.Context, req backend.ExecRequest) (sandbox.Ex
 		runCtx, cancel = context.WithTimeout(ctx, req.Timeout)
 		defer cancel()
 	}
+	// In a memory-limited container, the out-of-memory killer's count
+	// before and after tells an exit by SIGKILL (137) at the limit apart.
+	var oomBefore int64 = -1
+	if b.d.memoryLimited(ctx, b.id) {
+		if n, err := b.oomKills(ctx); err == nil {
+			oomBefore = n
+		}
+	}
 	res, err := b.d.run(runCtx, b.id, execSpec{argv: req.Argv, user: req.User, workdir: workdir, env: env, limit: backend.MaxOutputBytes})
+	if err == nil && res.ExitCode == 137 && oomBefore >= 0 {
+		if n, oerr := b.oomKills(ctx); oerr == nil && n > oomBefore {
+			res.OOMKilled = true
+		}
+	}
 	if err != nil && errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
 		// Kill every process the command started: they all inherit the
 		// run's token, whatever process group or session they moved to.

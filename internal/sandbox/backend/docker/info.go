@@ -33,6 +33,9 @@ type Info struct {
 	Groups       []sandbox.Group
 	Environment  map[string]string
 	Volumes      []VolumeMount
+	// Isolation is read back from the container's configuration (its
+	// Runtime is "" when the container runs the daemon's default).
+	Isolation Isolation
 }
 
 // Describe reads Info from the daemon.
@@ -82,5 +85,11 @@ func (b *Backend) Describe(ctx context.Context) (Info, error) {
 			}
 		}
 	}
+	root := b.root
+	if c.Config != nil && c.Config.Labels[LabelRoot] != "" {
+		root = c.Config.Labels[LabelRoot]
+	}
+	_, def, _ := b.d.Runtimes(ctx)
+	info.Isolation = readIsolation(c.Config, c.HostConfig, root, def, info.FUSE)
 	return info, nil
 }
