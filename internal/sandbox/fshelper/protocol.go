@@ -60,6 +60,8 @@ const (
 	OpWrite      = "write"      // tar on stdin; Response.Written, one per member
 	OpRemoveTree = "removetree" // JSON list of tree-relative files on stdin; Response.Removal
 	OpKillEnv    = "killenv"    // arg: token; SIGKILL every process whose environment holds ExecTokenEnv=<token>; Response.Size = how many
+	OpPersist    = "persist"    // arg: JSON list of excluded paths; the workspace tar on stdout (no Response), errors on stderr, exit 1
+	OpHydrate    = "hydrate"    // tar on stdin, extracted below the root; Response.Size = regular files written
 )
 
 // ExecTokenEnv is the environment variable the Docker backend gives every

@@ -1,0 +1,65 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestSnapshotRestoreLocal(t *testing.T) {
+	eng, wd := newEngine(t)
+	ctx := context.Background()
+	w, err := eng.CreateLocal(ctx, LocalSpec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Backend.WriteFile(ctx, "out/result.txt", strings.NewReader("42\n"), 0o640, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Backend.WriteFile(ctx, "tmp.key", strings.NewReader("secret"), 0o600, ""); err != nil {
+		t.Fatal(err)
+	}
+	res, err := w.Snapshot(ctx, SnapshotRequest{BasePath: "snaps", SnapshotID: "s1", Exclude: []string{"tmp.key"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := eng.ReadArchive(res.Path)
+	if err != nil || !st.Exists || st.SHA256 != res.SHA256 || res.Path != "snaps/s1.tar" {
+		t.Fatalf("archive %+v (%v), result %+v", st, err, res)
+	}
+	if _, err := os.Stat(filepath.Join(wd, "snaps", "s1.tar")); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := res.Files["tmp.key"]; ok || res.Files["out/result.txt"] == "" || res.Fingerprint == "" {
+		t.Fatalf("files %v fingerprint %q", res.Files, res.Fingerprint)
+	}
+	w2, err := eng.CreateLocal(ctx, LocalSpec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w2.Restore(ctx, res.Path, "0000"); !errors.Is(err, ErrArchiveChanged) {
+		t.Fatalf("a wrong sha256 was accepted: %v", err)
+	}
+	if _, err := w2.Restore(ctx, res.Path, res.SHA256); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(filepath.Join(w2.Root, "out/result.txt"))
+	if err != nil || fi.Mode().Perm() != 0o640 {
+		t.Fatalf("restored file: %v %v", fi, err)
+	}
+	if _, err := os.Lstat(filepath.Join(w2.Root, "tmp.key")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("excluded file restored: %v", err)
+	}
+	if _, err := eng.Open(ctx, w2.ID); err != nil {
+		t.Fatalf("the restored workspace is no longer found: %v", err)
+	}
+	if err := eng.RemoveArchive(res.Path, res.SHA256); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := eng.ReadArchive(res.Path); st.Exists {
+		t.Fatal("archive left after RemoveArchive")
+	}
+}
