@@ -233,6 +233,7 @@ func (p *sandboxProvider) Resources(_ context.Context) []func() resource.Resourc
 		NewAzureBlobMountResource,
 		NewBoxMountResource,
 		NewS3FilesMountResource,
+		NewSnapshotResource,
 	}
 }
 

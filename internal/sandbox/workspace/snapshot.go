@@ -67,7 +67,10 @@ func (w *Workspace) Snapshot(ctx context.Context, req SnapshotRequest) (Snapshot
 		return SnapshotResult{}, err
 	}
 	defer os.Remove(tmp.Name()) // a no-op once renamed
-	sum, err := w.drv.persist(ctx, w, req.Exclude, digest, tmp)
+	// The mount patterns' generated configuration (credentials included)
+	// is the Python SDK's runtime skip paths: never persisted.
+	exclude := append(append([]string(nil), req.Exclude...), sessionDirParents...)
+	sum, err := w.drv.persist(ctx, w, exclude, digest, tmp)
 	if err == nil {
 		err = tmp.Sync()
 	}
