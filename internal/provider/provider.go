@@ -242,6 +242,7 @@ func (p *sandboxProvider) DataSources(_ context.Context) []func() datasource.Dat
 		NewExecDataSource,
 		NewWorkspaceDataSource,
 		NewManifestDataSource,
+		NewFileDataSource,
 	}
 }
 

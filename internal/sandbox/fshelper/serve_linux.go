@@ -32,8 +32,11 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 3 {
 		arg = args[3]
 	}
-	if op == OpPersist {
+	switch op {
+	case OpPersist:
 		return persist(args[1], arg, stdout, stderr)
+	case OpRead:
+		return readOut(args[1], rel, arg, stdout, stderr)
 	}
 	resp, err := run(context.Background(), local.New(args[1]), op, rel, arg, stdin)
 	if errors.Is(err, errUsage) {

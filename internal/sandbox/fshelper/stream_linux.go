@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/local"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/snapshot"
@@ -29,6 +30,21 @@ func persist(root, arg string, stdout, stderr io.Writer) int {
 		_, err = snapshot.PersistRoot(context.Background(), root, exclude, points, "", stdout)
 	}
 	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// readOut copies the regular file rel to stdout (OpRead), at most limit
+// bytes (arg); failures go to stderr with exit status 1.
+func readOut(root, rel, arg string, stdout, stderr io.Writer) int {
+	limit, err := strconv.ParseInt(arg, 10, 64)
+	if err != nil || limit < 0 {
+		fmt.Fprintf(stderr, "%s: bad limit %q\n", OpRead, arg)
+		return 2
+	}
+	if _, err := local.New(root).ReadFile(context.Background(), rel, stdout, limit); err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
