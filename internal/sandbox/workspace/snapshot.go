@@ -156,24 +156,44 @@ func (e *Engine) RemoveArchive(p, wantSHA256 string) error {
 // a bad member refuses it with nothing written; then it is streamed into
 // the root, checked again member by member.
 func (w *Workspace) Restore(ctx context.Context, p, wantSHA256 string) (snapshot.Summary, error) {
-	f, err := os.Open(w.eng.HostPath(p))
+	f, sum, err := w.eng.openArchive(p, wantSHA256)
 	if err != nil {
-		return snapshot.Summary{}, fmt.Errorf("restore_from: %w", err)
+		return snapshot.Summary{}, fmt.Errorf("restore_from %w; nothing was written", err)
 	}
 	defer f.Close()
-	sum, err := snapshot.Validate(f)
-	if err != nil {
-		return snapshot.Summary{}, fmt.Errorf("restore_from %s: %w", p, err)
-	}
-	if wantSHA256 != "" && sum.SHA256 != wantSHA256 {
-		return snapshot.Summary{}, fmt.Errorf("restore_from %s: %w: it has sha256 %s, restore_from.sha256 is %s; nothing was written",
-			p, ErrArchiveChanged, sum.SHA256, wantSHA256)
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return snapshot.Summary{}, err
-	}
 	if _, err := w.drv.hydrate(ctx, w, f); err != nil {
 		return snapshot.Summary{}, fmt.Errorf("restore_from %s into workspace %s: %w", p, w.ID, err)
 	}
 	return sum, nil
+}
+
+// CheckArchive reads the archive at p and checks, writing nothing, that it
+// has the given SHA-256 and that every member is safe to restore.
+func (e *Engine) CheckArchive(_ context.Context, p, wantSHA256 string) error {
+	f, _, err := e.openArchive(p, wantSHA256)
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// openArchive opens the archive at p, validates all of it and its SHA-256,
+// and returns it positioned at its start.
+func (e *Engine) openArchive(p, wantSHA256 string) (*os.File, snapshot.Summary, error) {
+	f, err := os.Open(e.HostPath(p))
+	if err != nil {
+		return nil, snapshot.Summary{}, err
+	}
+	sum, err := snapshot.Validate(f)
+	if err == nil && sum.SHA256 != wantSHA256 {
+		err = fmt.Errorf("%w: it has sha256 %s, restore_from.sha256 is %s", ErrArchiveChanged, sum.SHA256, wantSHA256)
+	}
+	if err == nil {
+		_, err = f.Seek(0, io.SeekStart)
+	}
+	if err != nil {
+		f.Close()
+		return nil, snapshot.Summary{}, fmt.Errorf("%s: %w", p, err)
+	}
+	return f, sum, nil
 }

@@ -1,7 +1,11 @@
 package workspace
 
 import (
+	"archive/tar"
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"os"
 	"path/filepath"
@@ -61,5 +65,34 @@ func TestSnapshotRestoreLocal(t *testing.T) {
 	}
 	if st, _ := eng.ReadArchive(res.Path); st.Exists {
 		t.Fatal("archive left after RemoveArchive")
+	}
+}
+
+func TestRestoreRefusesUnsafeArchiveWritingNothing(t *testing.T) {
+	eng, wd := newEngine(t)
+	ctx := context.Background()
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(tw.WriteHeader(&tar.Header{Name: "./first.txt", Typeflag: tar.TypeReg, Mode: 0o644, Size: 1}))
+	_, err := tw.Write([]byte("x"))
+	must(err)
+	must(tw.WriteHeader(&tar.Header{Name: "./link", Typeflag: tar.TypeSymlink, Linkname: "/etc"}))
+	must(tw.Close())
+	p := filepath.Join(wd, "evil.tar")
+	must(os.WriteFile(p, buf.Bytes(), 0o644))
+	sum := sha256.Sum256(buf.Bytes())
+	w, err := eng.CreateLocal(ctx, LocalSpec{})
+	must(err)
+	if _, err := w.Restore(ctx, "evil.tar", hex.EncodeToString(sum[:])); err == nil || !strings.Contains(err.Error(), `"./link"`) {
+		t.Fatalf("Restore: %v, want a refusal naming ./link", err)
+	}
+	if entries, _ := os.ReadDir(w.Root); len(entries) != 0 {
+		t.Fatalf("a refused restore wrote %v", entries)
 	}
 }
