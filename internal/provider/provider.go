@@ -234,6 +234,7 @@ func (p *sandboxProvider) Resources(_ context.Context) []func() resource.Resourc
 		NewBoxMountResource,
 		NewS3FilesMountResource,
 		NewSnapshotResource,
+		NewExportResource,
 	}
 }
 

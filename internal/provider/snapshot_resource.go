@@ -8,13 +8,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/objectvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
@@ -74,11 +72,8 @@ func (r *snapshotResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 			"replacement) whenever an argument or `triggers` changes. Destroy removes the archive it wrote; a missing " +
 			"or altered archive plans a new snapshot.",
 		Attributes: map[string]schema.Attribute{
-			"id": computed("The snapshot id (same as `snapshot_id`)."),
-			"workspace_id": schema.StringAttribute{
-				Required: true, MarkdownDescription: "The `id` of the workspace to snapshot.",
-				PlanModifiers: []planmodifier.String{replaceWorkspaceID{}}, Validators: []validator.String{workspaceIDValidator{}},
-			},
+			"id":           computed("The snapshot id (same as `snapshot_id`)."),
+			"workspace_id": sourceWorkspaceAttribute("snapshot"),
 			"exclude": schema.ListAttribute{
 				Optional: true, ElementType: types.StringType,
 				MarkdownDescription: "Workspace-relative paths left out of the archive, with everything below them: wire " +
@@ -93,11 +88,7 @@ func (r *snapshotResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 					"manifest with the workspace's root.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
-			"triggers": schema.MapAttribute{
-				Optional: true, ElementType: types.StringType,
-				MarkdownDescription: "Arbitrary values; changing any of them takes the snapshot again (as a replacement).",
-				PlanModifiers:       []planmodifier.Map{mapplanmodifier.RequiresReplace()},
-			},
+			"triggers":    retakeTriggersAttribute("takes the snapshot"),
 			"snapshot_id": computed("Random id of the snapshot; the archive is `<base_path>/<snapshot_id>.tar`."),
 			"path":        computed("Host path of the archive, relative to the working directory when `base_path` is."),
 			"sha256":      computed("SHA-256 (hex) of the archive file."),
@@ -105,11 +96,7 @@ func (r *snapshotResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 			"file_count":  computedInt("Number of regular files in the archive."),
 			"fingerprint": computed("The Python SDK's workspace fingerprint (`workspace_tar_sha256_v1`): SHA-256 (hex) of the " +
 				"archive followed by the manifest digest."),
-			"files": schema.MapAttribute{
-				Computed: true, ElementType: types.StringType,
-				MarkdownDescription: "Workspace-relative path → SHA-256 (hex) of every regular file in the archive.",
-				PlanModifiers:       []planmodifier.Map{mapplanmodifier.UseStateForUnknown()},
-			},
+			"files": fileDigestsAttribute("in the archive"),
 		},
 		Blocks: map[string]schema.Block{
 			"local": schema.SingleNestedBlock{
@@ -164,13 +151,9 @@ func (r *snapshotResource) Create(ctx context.Context, req resource.CreateReques
 		resp.Diagnostics.AddError("Snapshot failed", err.Error())
 		return
 	}
-	files := make(map[string]attr.Value, len(res.Files))
-	for p, sum := range res.Files {
-		files[p] = types.StringValue(sum)
-	}
 	m.ID, m.SnapshotID, m.Path = types.StringValue(id), types.StringValue(id), types.StringValue(res.Path)
 	m.SHA256, m.Size, m.Fingerprint = types.StringValue(res.SHA256), types.Int64Value(res.Size), types.StringValue(res.Fingerprint)
-	m.FileCount, m.Files = types.Int64Value(int64(res.FileCount)), types.MapValueMust(types.StringType, files)
+	m.FileCount, m.Files = types.Int64Value(int64(res.FileCount)), digestMap(res.Files)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 

@@ -96,3 +96,23 @@ func TestRestoreRefusesUnsafeArchiveWritingNothing(t *testing.T) {
 		t.Fatalf("a refused restore wrote %v", entries)
 	}
 }
+
+func TestExportGlobs(t *testing.T) {
+	for _, c := range []struct {
+		glob, rel string
+		want      bool
+	}{
+		{"output/**", "output/a.txt", true}, {"output/**", "output/x/y/z", true}, {"output/**", "outputs/a", false},
+		{"logs/*.log", "logs/run.log", true}, {"logs/*.log", "logs/sub/run.log", false}, {"**/*.json", "a/b/c.json", true},
+		{"**/*.json", "c.json", true}, {"x", "x/y", false},
+	} {
+		if got := matchAny([]string{c.glob}, c.rel); got != c.want {
+			t.Errorf("%s ~ %s = %v, want %v", c.glob, c.rel, got, c.want)
+		}
+	}
+	for _, bad := range []string{"/abs/*", "../x", "a/../../b", "[", ""} {
+		if ValidGlob(bad) == nil {
+			t.Errorf("ValidGlob(%q) accepted", bad)
+		}
+	}
+}
