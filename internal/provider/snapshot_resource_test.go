@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -214,6 +215,13 @@ func TestAccSnapshot_local(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction("sandbox_snapshot.s", plancheck.ResourceActionCreate)}},
 				Check: checkSnapshotArchive(true),
+			},
+			{
+				// An excluded path inside a mount is refused with the Python SDK's message.
+				Config: strings.Replace(cfg, "exclude      = [sandbox_file.token.path]",
+					`exclude      = [sandbox_file.token.path, "data/sub"]`, 1),
+				ConfigVariables: s3Vars(srv),
+				ExpectError:     regexp.MustCompile(`persist workspace skip path must not overlap mount path`),
 			},
 		},
 	})
