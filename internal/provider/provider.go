@@ -233,6 +233,8 @@ func (p *sandboxProvider) Resources(_ context.Context) []func() resource.Resourc
 		NewAzureBlobMountResource,
 		NewBoxMountResource,
 		NewS3FilesMountResource,
+		NewSnapshotResource,
+		NewExportResource,
 	}
 }
 
@@ -241,6 +243,7 @@ func (p *sandboxProvider) DataSources(_ context.Context) []func() datasource.Dat
 		NewExecDataSource,
 		NewWorkspaceDataSource,
 		NewManifestDataSource,
+		NewFileDataSource,
 	}
 }
 

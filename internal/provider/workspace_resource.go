@@ -46,6 +46,7 @@ type workspaceModel struct {
 	Endpoints     types.List   `tfsdk:"endpoints"`
 	Running       types.Bool   `tfsdk:"running"`
 	StartedAt     types.String `tfsdk:"started_at"`
+	RestoreFrom   types.Object `tfsdk:"restore_from"`
 }
 
 var endpointAttrTypes = map[string]attr.Type{
@@ -100,6 +101,7 @@ func (r *workspaceResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	if k := kindOf(&plan); k != nil {
 		k.modifyPlan(ctx, r.eng, req, resp, plan)
 	}
+	planRestore(ctx, r.eng, req, resp, plan)
 }
 
 // planRestart plans a stopped container's start: running becomes true, and
@@ -187,7 +189,7 @@ func (r *workspaceResource) Create(ctx context.Context, req resource.CreateReque
 		return
 	}
 	w := k.create(ctx, r.eng, m, req.Config, resp.Private, &resp.Diagnostics)
-	if w == nil || resp.Diagnostics.HasError() {
+	if w == nil || resp.Diagnostics.HasError() || !r.restoreWorkspace(ctx, w, m, &resp.Diagnostics) {
 		return
 	}
 	m.ID = types.StringValue(w.ID)

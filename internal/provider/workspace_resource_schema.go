@@ -107,6 +107,7 @@ func (r *workspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 			"(which must carry the workspace marker). An imported local workspace is kept on destroy until an apply " +
 			"records `keep_on_destroy` from the configuration.",
 		Attributes: map[string]schema.Attribute{
+			"restore_from": restoreFromAttribute(),
 			"id": schema.StringAttribute{
 				Computed: true,
 				MarkdownDescription: "Workspace id, new on every creation: `local:<uuid>:<root>` or `docker:<uuid>`. It says " +

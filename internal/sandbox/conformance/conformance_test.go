@@ -46,6 +46,7 @@ var vectorHandlers = map[string]vectorHandler{
 	"manifest_paths": handleManifestPathsVector,
 	"errors":         handleErrorsVector,
 	"git_repo":       handleGitRepoVector,
+	"snapshot":       handleSnapshotVector,
 }
 
 // caseHandlers are handlers that also need the vector's case name.

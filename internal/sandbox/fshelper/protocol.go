@@ -61,6 +61,9 @@ const (
 	OpRemoveTree = "removetree" // JSON list of tree-relative files on stdin; Response.Removal
 	OpKillEnv    = "killenv"    // arg: token; SIGKILL every process whose environment holds ExecTokenEnv=<token>; Response.Size = how many
 	OpOOMKills   = "oomkills"   // Response.Size = processes the out-of-memory killer has killed in the container's memory cgroup
+	OpPersist    = "persist"    // arg: JSON list of excluded paths; the workspace tar on stdout (no Response), errors on stderr, exit 1
+	OpRead       = "read"       // arg: byte limit; the file's content on stdout (no Response), errors on stderr, exit 1
+	OpHydrate    = "hydrate"    // tar on stdin, extracted below the root; Response.Size = regular files written
 )
 
 // ExecTokenEnv is the environment variable the Docker backend gives every

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/local"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/snapshot"
 )
 
 // Main runs one helper operation (args as documented in the package doc)
@@ -30,6 +31,12 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	op, rel, arg := args[0], args[2], ""
 	if len(args) > 3 {
 		arg = args[3]
+	}
+	switch op {
+	case OpPersist:
+		return persist(args[1], arg, stdout, stderr)
+	case OpRead:
+		return readOut(args[1], rel, arg, stdout, stderr)
 	}
 	resp, err := run(context.Background(), local.New(args[1]), op, rel, arg, stdin)
 	if errors.Is(err, errUsage) {
@@ -105,6 +112,12 @@ func run(ctx context.Context, b *local.Backend, op, rel, arg string, stdin io.Re
 		}
 		rep, err := b.RemoveTree(ctx, rel, files)
 		return Response{Removal: &rep}, err
+	case OpHydrate:
+		if err := b.EnsureRoot(ctx); err != nil {
+			return Response{}, err
+		}
+		sum, err := snapshot.Extract(ctx, b.Root(), stdin)
+		return Response{Size: int64(sum.FileCount)}, err
 	case OpKillEnv:
 		n, err := killByEnv(ExecTokenEnv + "=" + arg)
 		return Response{Size: int64(n)}, err

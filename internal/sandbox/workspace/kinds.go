@@ -2,11 +2,13 @@ package workspace
 
 import (
 	"context"
+	"io"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/docker"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/local"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/mount"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/snapshot"
 )
 
 // driver is one kind of workspace, everything the engine does differently
@@ -37,6 +39,13 @@ type driver interface {
 	// secretEnvironment returns the values of the workspace's write-only
 	// environment, to redact from what its commands print.
 	secretEnvironment(ctx context.Context, w *Workspace) ([]string, error)
+	// persist streams the tar of w's root to out, leaving out the excluded
+	// workspace-relative paths and every mount point below the root
+	// (snapshot.PersistRoot), and returns what it wrote.
+	persist(ctx context.Context, w *Workspace, exclude []string, manifestDigest string, out io.Writer) (snapshot.Summary, error)
+	// hydrate extracts an archive already validated with snapshot.Validate
+	// below w's root and returns the number of regular files written.
+	hydrate(ctx context.Context, w *Workspace, r io.Reader) (int, error)
 }
 
 // kindForm is how one kind's ids are written: parse reads what follows

@@ -27,6 +27,7 @@ type execSpec struct {
 	env     []string
 	stdin   io.Reader // nil: no stdin
 	limit   int       // bytes kept per output stream; 0 keeps everything
+	out     io.Writer // when set, stdout streams here instead of into memory
 }
 
 // run executes spec in the container and waits for it: stdout and stderr
@@ -71,7 +72,11 @@ func (d *Daemon) run(ctx context.Context, containerID string, spec execSpec) (sa
 		stdinErr <- nil
 	}
 	stdout, stderr := &backend.CappedBuffer{Limit: spec.limit}, &backend.CappedBuffer{Limit: spec.limit}
-	_, copyErr := stdcopy.StdCopy(stdout, stderr, att.Reader)
+	var outW io.Writer = stdout
+	if spec.out != nil {
+		outW = spec.out
+	}
+	_, copyErr := stdcopy.StdCopy(outW, stderr, att.Reader)
 	var inErr error
 	select {
 	case inErr = <-stdinErr:

@@ -294,7 +294,7 @@ func (b *Backend) helper(ctx context.Context, op, rel, arg string, stdin io.Read
 func changes(op string) bool {
 	switch op {
 	case fshelper.OpWrite, fshelper.OpMkdir, fshelper.OpChmod, fshelper.OpChgrp, fshelper.OpRemove, fshelper.OpRemoveAll,
-		fshelper.OpRemoveTree, OpInitRoot:
+		fshelper.OpRemoveTree, fshelper.OpHydrate, OpInitRoot:
 		return true
 	}
 	return false

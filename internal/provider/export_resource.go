@@ -1,0 +1,170 @@
+package provider
+
+import (
+	"context"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
+)
+
+var _ resource.ResourceWithConfigure = (*exportResource)(nil)
+
+// NewExportResource returns the sandbox_export resource: a whitelist of
+// workspace files copied to a host directory.
+func NewExportResource() resource.Resource { return &exportResource{} }
+
+type exportResource struct {
+	eng *workspace.Engine
+}
+
+type exportModel struct {
+	ID          types.String `tfsdk:"id"`
+	WorkspaceID types.String `tfsdk:"workspace_id"`
+	Paths       types.List   `tfsdk:"paths"`
+	Destination types.String `tfsdk:"destination"`
+	Triggers    types.Map    `tfsdk:"triggers"`
+	Files       types.Map    `tfsdk:"files"`
+}
+
+func (r *exportResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_export"
+}
+
+func (r *exportResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Copies the workspace files matching `paths` to a host directory, on create and again (as a " +
+			"replacement) whenever an argument or `triggers` changes. Streamed and atomic per file; a symlink is never " +
+			"followed out of the workspace or the destination. Destroy removes only the files it exported.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{Computed: true, MarkdownDescription: "Random id of this export.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
+			"workspace_id": sourceWorkspaceAttribute("export from"),
+			"paths": schema.ListAttribute{
+				Required: true, ElementType: types.StringType,
+				MarkdownDescription: "Workspace-relative globs of the files to copy: `*`, `?` and `[...]` within a segment, " +
+					"`**` for any number of segments (`output/**`, `logs/*.log`).",
+				Validators:    []validator.List{listvalidator.SizeAtLeast(1), listvalidator.ValueStringsAre(globValidator{})},
+				PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplace()},
+			},
+			"destination": schema.StringAttribute{
+				Required: true, MarkdownDescription: "Host directory the files land in, under their workspace-relative " +
+					"paths; relative to the working directory unless absolute; created when missing.",
+				Validators:    []validator.String{stringvalidator.LengthAtLeast(1)},
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"triggers": retakeTriggersAttribute("exports"),
+			"files":    fileDigestsAttribute("exported"),
+		},
+	}
+}
+
+func (r *exportResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.eng = engineFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *exportResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var m exportModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
+	var globs []string
+	resp.Diagnostics.Append(m.Paths.ElementsAs(ctx, &globs, false)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ws, err := r.eng.Open(ctx, m.WorkspaceID.ValueString())
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("workspace_id"), "Workspace not found", err.Error())
+		return
+	}
+	files, err := ws.Export(ctx, workspace.ExportRequest{Paths: globs, Destination: m.Destination.ValueString()})
+	if err != nil {
+		// What was exported before the failure is removed again.
+		_, _ = r.eng.RemoveExport(m.Destination.ValueString(), files)
+		resp.Diagnostics.AddError("Export failed", err.Error())
+		return
+	}
+	m.ID, m.Files = types.StringValue(newRunID()), digestMap(files)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// fileMap is the recorded files attribute.
+func (m exportModel) fileMap(ctx context.Context, diags *diag.Diagnostics) map[string]string {
+	files := map[string]string{}
+	diags.Append(m.Files.ElementsAs(ctx, &files, false)...)
+	return files
+}
+
+// Read checks the exported files at the destination: one missing or
+// changed leaves state, so the next apply exports again. The workspace is
+// not consulted: the copies outlive it.
+func (r *exportResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var m exportModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	st, err := r.eng.ExportState(m.Destination.ValueString(), m.fileMap(ctx, &resp.Diagnostics))
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot read the exported files", err.Error())
+		return
+	}
+	for _, ok := range st {
+		if !ok {
+			resp.State.RemoveResource(ctx)
+			return
+		}
+	}
+}
+
+// Update is never called with a change: every argument replaces.
+func (r *exportResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var m exportModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// Delete removes the exported files that still hold what was written.
+func (r *exportResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var m exportModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	kept, err := r.eng.RemoveExport(m.Destination.ValueString(), m.fileMap(ctx, &resp.Diagnostics))
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot remove the exported files", err.Error())
+		return
+	}
+	if len(kept) > 0 {
+		resp.Diagnostics.AddWarning("Changed exported files left in place", strings.Join(kept, ", "))
+	}
+}
+
+// globValidator checks an export glob at plan time.
+type globValidator struct{}
+
+func (globValidator) Description(context.Context) string {
+	return "must be a workspace-relative glob without `..`"
+}
+
+func (v globValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (globValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if err := workspace.ValidGlob(req.ConfigValue.ValueString()); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid glob", err.Error())
+	}
+}

@@ -1,0 +1,137 @@
+package provider
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+)
+
+// exportBody has a command write results (and a symlink in output/ to
+// hostTarget) and exports output/** to dest.
+func exportBody(hostTarget, dest string) string {
+	return fmt.Sprintf(`
+resource "sandbox_command" "run" {
+  workspace_id = sandbox_workspace.ws.id
+  shell        = "mkdir -p output/sub logs && echo a > output/a.txt && chmod 0644 output/a.txt && echo '{\"b\":1}' > output/sub/b.json && chmod 0640 output/sub/b.json && echo log > logs/run.log && echo x > other.txt && ln -s %s output/host && ln -s %s output/hostdir"
+}
+
+resource "sandbox_export" "results" {
+  workspace_id = sandbox_workspace.ws.id
+  paths        = ["output/**"]
+  destination  = %q
+  triggers     = { run = sandbox_command.run.id }
+}
+`, hostTarget, filepath.Dir(hostTarget), dest)
+}
+
+// listTree lists the regular files and symlinks below dir, with content.
+func listTree(dir string) (map[string]string, error) {
+	out := map[string]string{}
+	err := filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err != nil || fi.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if fi.Mode()&os.ModeSymlink != 0 {
+			out[rel] = "symlink"
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		out[rel] = fmt.Sprintf("%s %o", b, fi.Mode().Perm())
+		return err
+	})
+	return out, err
+}
+
+func checkExported(dest string) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		got, err := listTree(dest)
+		if err != nil {
+			return err
+		}
+		want := map[string]string{"foreign.txt": "kept\n 644", "output/a.txt": "a\n 644", "output/sub/b.json": "{\"b\":1}\n 640"}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			return fmt.Errorf("destination holds %v, want %v", got, want)
+		}
+		a := s.RootModule().Resources["sandbox_export.results"].Primary.Attributes
+		if a["files.%"] != "2" || a["files.output/a.txt"] != sha("a\n") {
+			return fmt.Errorf("files in state: %v", a)
+		}
+		return nil
+	}
+}
+
+func exportSteps(t *testing.T, dest string, config string, check resource.TestCheckFunc) []resource.TestStep {
+	return []resource.TestStep{
+		{
+			PreConfig: func() {
+				must(t, os.MkdirAll(dest, 0o755))
+				must(t, os.WriteFile(filepath.Join(dest, "foreign.txt"), []byte("kept\n"), 0o644))
+				must(t, os.Chmod(filepath.Join(dest, "foreign.txt"), 0o644))
+			},
+			Config: config,
+			Check:  resource.ComposeTestCheckFunc(check, checkExported(dest)),
+		},
+		{Config: config, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
+		{
+			// An exported file removed on the host is exported again.
+			PreConfig: func() { must(t, os.Remove(filepath.Join(dest, "output/a.txt"))) },
+			Config:    config,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction("sandbox_export.results", plancheck.ResourceActionCreate)}},
+			Check: checkExported(dest),
+		},
+	}
+}
+
+// exportDestroyed checks that destroy removed exactly the exported files.
+func exportDestroyed(dest string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		got, err := listTree(dest)
+		if err != nil {
+			return err
+		}
+		names := make([]string, 0, len(got))
+		for n := range got {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		if strings.Join(names, ",") != "foreign.txt" {
+			return fmt.Errorf("after destroy the destination holds %v", names)
+		}
+		if _, err := os.Stat(filepath.Join(dest, "output")); !os.IsNotExist(err) {
+			return fmt.Errorf("the emptied output directory was left: %w", err)
+		}
+		return nil
+	}
+}
+
+func TestAccExport_local(t *testing.T) {
+	env := newTestEnv(t)
+	secret := filepath.Join(t.TempDir(), "host-secret.txt")
+	must(t, os.WriteFile(secret, []byte("HOST SECRET\n"), 0o644))
+	dest := filepath.Join(t.TempDir(), "results")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Factories,
+		CheckDestroy:             exportDestroyed(dest),
+		Steps:                    exportSteps(t, dest, env.config(exportBody(secret, dest)), func(*terraform.State) error { return nil }),
+	})
+}
+
+func TestAccExport_docker(t *testing.T) {
+	env := newDockerEnv(t)
+	dest := filepath.Join(t.TempDir(), "results")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Factories,
+		CheckDestroy:             resource.ComposeTestCheckFunc(env.checkGone, exportDestroyed(dest)),
+		Steps: exportSteps(t, dest, env.config("", exportBody("/etc/passwd", dest)),
+			env.expectSh("cat /workspace/output/a.txt; readlink /workspace/output/host", "a\n/etc/passwd")),
+	})
+}

@@ -1,0 +1,223 @@
+package workspace
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
+)
+
+// ExportRequest copies a whitelist of workspace files to a host directory.
+type ExportRequest struct {
+	// Paths are workspace-relative globs: path.Match patterns per segment,
+	// plus "**" for any number of segments ("output/**", "logs/*.log").
+	Paths []string
+	// Destination is the host directory, relative to the working directory
+	// unless absolute; created (0755) when missing.
+	Destination string
+}
+
+// Export copies every regular file of w matching req.Paths to the same
+// relative path below req.Destination and returns path → SHA-256 (hex) of
+// what it wrote. Symlinks in the workspace are never followed (a symlink
+// matching a glob is skipped, and the walk does not descend into one);
+// below the destination, every component is resolved without leaving it
+// (os.Root), and each file is written to a temporary name and renamed
+// into place, so a file is either the whole export or untouched.
+func (w *Workspace) Export(ctx context.Context, req ExportRequest) (map[string]string, error) {
+	reader, ok := w.Backend.(backend.FileReader)
+	if !ok {
+		return nil, fmt.Errorf("workspace %s cannot read files", w.ID)
+	}
+	tree, err := w.Backend.WalkFiles(ctx, ".")
+	if err != nil {
+		return nil, err
+	}
+	dest := w.eng.HostPath(req.Destination)
+	if err := os.MkdirAll(dest, 0o755); err != nil {
+		return nil, err
+	}
+	root, err := os.OpenRoot(dest)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	out := map[string]string{}
+	for _, f := range tree {
+		if f.SHA256 == "" || !matchAny(req.Paths, f.Rel) {
+			continue // a symlink, or not asked for
+		}
+		sum, err := exportFile(ctx, reader, root, f)
+		if err != nil {
+			return out, fmt.Errorf("exporting %s to %s: %w", f.Rel, req.Destination, err)
+		}
+		out[f.Rel] = sum
+	}
+	return out, nil
+}
+
+func exportFile(ctx context.Context, r backend.FileReader, root *os.Root, f backend.TreeFile) (string, error) {
+	if dir := path.Dir(f.Rel); dir != "." {
+		if err := root.MkdirAll(dir, 0o755); err != nil {
+			return "", err
+		}
+	}
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	tmp := path.Join(path.Dir(f.Rel), ".sandbox-export-"+hex.EncodeToString(b))
+	out, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	_, err = r.ReadFile(ctx, f.Rel, io.MultiWriter(out, h), 1<<62)
+	if err == nil {
+		err = out.Chmod(f.Perm & 0o777)
+	}
+	if err == nil {
+		err = out.Sync()
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = root.Rename(tmp, f.Rel)
+	}
+	if err != nil {
+		_ = root.Remove(tmp)
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// ExportState reports which exported files are still at the destination
+// with the bytes written (path → true). It only reads.
+func (e *Engine) ExportState(destination string, files map[string]string) (map[string]bool, error) {
+	root, err := os.OpenRoot(e.HostPath(destination))
+	if errors.Is(err, fs.ErrNotExist) {
+		return map[string]bool{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	ok := map[string]bool{}
+	for rel, want := range files {
+		ok[rel] = hashInRoot(root, rel) == want
+	}
+	return ok, nil
+}
+
+func hashInRoot(root *os.Root, rel string) string {
+	if fi, err := root.Lstat(rel); err != nil || !fi.Mode().IsRegular() {
+		return ""
+	}
+	f, err := root.Open(rel)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return ""
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// RemoveExport removes the exported files that still hold the bytes
+// written, then the directories below the destination left empty; other
+// files are left in place and listed in the result.
+func (e *Engine) RemoveExport(destination string, files map[string]string) ([]string, error) {
+	root, err := os.OpenRoot(e.HostPath(destination))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	var kept []string
+	dirs := map[string]bool{}
+	for rel, want := range files {
+		for d := path.Dir(rel); d != "."; d = path.Dir(d) {
+			dirs[d] = true
+		}
+		switch hashInRoot(root, rel) {
+		case want:
+			if err := root.Remove(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return kept, err
+			}
+		case "":
+		default:
+			kept = append(kept, rel)
+		}
+	}
+	ordered := make([]string, 0, len(dirs))
+	for d := range dirs {
+		ordered = append(ordered, d)
+	}
+	sort.Slice(ordered, func(i, j int) bool { return strings.Count(ordered[i], "/") > strings.Count(ordered[j], "/") })
+	for _, d := range ordered {
+		_ = root.Remove(d) // fails, harmlessly, on a directory that holds other files
+	}
+	sort.Strings(kept)
+	return kept, nil
+}
+
+// matchAny reports whether rel matches one of the globs.
+func matchAny(globs []string, rel string) bool {
+	for _, g := range globs {
+		if matchGlob(strings.Split(path.Clean(g), "/"), strings.Split(rel, "/")) {
+			return true
+		}
+	}
+	return false
+}
+
+// matchGlob matches path segments against pattern segments, "**" standing
+// for any number of segments (none included).
+func matchGlob(pat, segs []string) bool {
+	if len(pat) == 0 {
+		return len(segs) == 0
+	}
+	if pat[0] == "**" {
+		for i := 0; i <= len(segs); i++ {
+			if matchGlob(pat[1:], segs[i:]) {
+				return true
+			}
+		}
+		return false
+	}
+	if len(segs) == 0 {
+		return false
+	}
+	if ok, err := path.Match(pat[0], segs[0]); err != nil || !ok {
+		return false
+	}
+	return matchGlob(pat[1:], segs[1:])
+}
+
+// ValidGlob checks an export glob: workspace-relative, no "..", a valid
+// pattern.
+func ValidGlob(g string) error {
+	switch c := path.Clean(g); {
+	case g == "" || strings.HasPrefix(g, "/"):
+		return fmt.Errorf("%q must be a workspace-relative glob", g)
+	case c == ".." || strings.HasPrefix(c, "../") || strings.Contains(c, "/../"):
+		return fmt.Errorf("%q must not hold a .. segment climbing out of the workspace", g)
+	}
+	if _, err := path.Match(g, ""); err != nil {
+		return fmt.Errorf("%q is not a valid glob: %w", g, err)
+	}
+	return nil
+}

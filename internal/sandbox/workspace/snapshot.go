@@ -1,0 +1,199 @@
+package workspace
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/manifest"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/snapshot"
+)
+
+// SnapshotRequest is one snapshot of a workspace to a local archive.
+type SnapshotRequest struct {
+	// BasePath is the directory holding the archive, relative to the
+	// working directory unless absolute; created (0755) when missing.
+	BasePath string
+	// SnapshotID names the archive <BasePath>/<SnapshotID>.tar; a single
+	// path segment.
+	SnapshotID string
+	// Exclude are workspace-relative paths left out (ephemeral entries).
+	Exclude []string
+	// ManifestJSON is the Python SDK's manifest JSON whose digest enters the
+	// fingerprint; nil means the default manifest with the workspace's root.
+	ManifestJSON []byte
+}
+
+// SnapshotResult is what a snapshot wrote.
+type SnapshotResult struct {
+	// Path is <BasePath>/<SnapshotID>.tar as given (relative paths stay
+	// relative to the working directory).
+	Path string
+	snapshot.Summary
+}
+
+// HostPath resolves a host path given relative to the working directory.
+func (e *Engine) HostPath(p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(e.cfg.WorkingDir, p)
+}
+
+// Snapshot persists the workspace root as the Python SDK does
+// (design/sdk-model.md §6.1) into a local archive: streamed from the
+// backend into a temporary file beside the archive, then renamed into
+// place, so a failed snapshot leaves no archive behind.
+func (w *Workspace) Snapshot(ctx context.Context, req SnapshotRequest) (SnapshotResult, error) {
+	rel, err := snapshot.LocalPath(req.BasePath, req.SnapshotID)
+	if err != nil {
+		return SnapshotResult{}, err
+	}
+	digest, err := w.manifestDigest(req.ManifestJSON)
+	if err != nil {
+		return SnapshotResult{}, err
+	}
+	dest := w.eng.HostPath(rel)
+	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
+		return SnapshotResult{}, err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(dest), "."+req.SnapshotID+".tar-*")
+	if err != nil {
+		return SnapshotResult{}, err
+	}
+	defer os.Remove(tmp.Name()) // a no-op once renamed
+	// The mount patterns' generated configuration (credentials included)
+	// is the Python SDK's runtime skip paths: never persisted.
+	exclude := append(append([]string(nil), req.Exclude...), sessionDirParents...)
+	sum, err := w.drv.persist(ctx, w, exclude, digest, tmp)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), dest)
+	}
+	if err != nil {
+		return SnapshotResult{}, fmt.Errorf("snapshot of workspace %s: %w", w.ID, err)
+	}
+	return SnapshotResult{Path: rel, Summary: sum}, nil
+}
+
+func (w *Workspace) manifestDigest(manifestJSON []byte) (string, error) {
+	if manifestJSON == nil {
+		m := manifest.New()
+		m.Root = w.Root
+		j, err := m.JSON()
+		if err != nil {
+			return "", err
+		}
+		manifestJSON = j
+	}
+	return snapshot.ManifestDigest(manifestJSON)
+}
+
+// ArchiveState is what is on disk at an archive's path.
+type ArchiveState struct {
+	// Exists is false when nothing is at the path.
+	Exists bool
+	// SHA256 (hex) and Size of the file there.
+	SHA256 string
+	Size   int64
+}
+
+// ReadArchive hashes the archive at p (relative to the working directory
+// unless absolute). It only reads.
+func (e *Engine) ReadArchive(p string) (ArchiveState, error) {
+	f, err := os.Open(e.HostPath(p))
+	if errors.Is(err, os.ErrNotExist) {
+		return ArchiveState{}, nil
+	}
+	if err != nil {
+		return ArchiveState{}, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return ArchiveState{}, err
+	}
+	return ArchiveState{Exists: true, SHA256: hex.EncodeToString(h.Sum(nil)), Size: n}, nil
+}
+
+// ErrArchiveChanged is wrapped when an archive's bytes differ from the
+// SHA-256 it was written or named with.
+var ErrArchiveChanged = errors.New("the archive differs from its sha256")
+
+// RemoveArchive removes the archive at p if it still holds the bytes with
+// the given SHA-256; a missing archive is not an error, a changed one is
+// left in place (an error wrapping ErrArchiveChanged says so).
+func (e *Engine) RemoveArchive(p, wantSHA256 string) error {
+	st, err := e.ReadArchive(p)
+	switch {
+	case err != nil:
+		return err
+	case !st.Exists:
+		return nil
+	case st.SHA256 != wantSHA256:
+		return fmt.Errorf("%w: %s was left in place (sha256 %s, written as %s)", ErrArchiveChanged, p, st.SHA256, wantSHA256)
+	}
+	return os.Remove(e.HostPath(p))
+}
+
+// Restore hydrates w from the archive at p (relative to the working
+// directory unless absolute), which must have the given SHA-256: the whole
+// archive is read and every member validated first (snapshot.Validate), so
+// a bad member refuses it with nothing written; then it is streamed into
+// the root, checked again member by member.
+func (w *Workspace) Restore(ctx context.Context, p, wantSHA256 string) (snapshot.Summary, error) {
+	f, sum, err := w.eng.openArchive(p, wantSHA256)
+	if err != nil {
+		return snapshot.Summary{}, fmt.Errorf("restore_from %w; nothing was written", err)
+	}
+	defer f.Close()
+	if _, err := w.drv.hydrate(ctx, w, f); err != nil {
+		return snapshot.Summary{}, fmt.Errorf("restore_from %s into workspace %s: %w", p, w.ID, err)
+	}
+	return sum, nil
+}
+
+// CheckArchive reads the archive at p and checks, writing nothing, that it
+// has the given SHA-256 and that every member is safe to restore.
+func (e *Engine) CheckArchive(_ context.Context, p, wantSHA256 string) error {
+	f, _, err := e.openArchive(p, wantSHA256)
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// openArchive opens the archive at p, validates all of it and its SHA-256,
+// and returns it positioned at its start.
+func (e *Engine) openArchive(p, wantSHA256 string) (*os.File, snapshot.Summary, error) {
+	f, err := os.Open(e.HostPath(p))
+	if err != nil {
+		return nil, snapshot.Summary{}, err
+	}
+	sum, err := snapshot.Validate(f)
+	if err == nil && sum.SHA256 != wantSHA256 {
+		err = fmt.Errorf("%w: it has sha256 %s, restore_from.sha256 is %s", ErrArchiveChanged, sum.SHA256, wantSHA256)
+	}
+	if err == nil {
+		_, err = f.Seek(0, io.SeekStart)
+	}
+	if err != nil {
+		f.Close()
+		return nil, snapshot.Summary{}, fmt.Errorf("%s: %w", p, err)
+	}
+	return f, sum, nil
+}

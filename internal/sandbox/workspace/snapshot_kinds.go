@@ -1,0 +1,64 @@
+package workspace
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/docker"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/local"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/snapshot"
+)
+
+// persist walks the host root directly; the mount table is the host's.
+func (localDriver) persist(ctx context.Context, w *Workspace, exclude []string, manifestDigest string, out io.Writer) (snapshot.Summary, error) {
+	points, err := local.MountPoints(w.Root)
+	if err != nil {
+		return snapshot.Summary{}, err
+	}
+	return snapshot.PersistRoot(ctx, w.Root, exclude, points, manifestDigest, out)
+}
+
+func (localDriver) hydrate(ctx context.Context, w *Workspace, r io.Reader) (int, error) {
+	sum, err := snapshot.Extract(ctx, w.Root, r)
+	return sum.FileCount, err
+}
+
+// persist has the file helper write the tar inside the container (its
+// mount table is the container's) and summarizes the stream on its way
+// out.
+func (dockerDriver) persist(ctx context.Context, w *Workspace, exclude []string, manifestDigest string, out io.Writer) (snapshot.Summary, error) {
+	b, err := dockerBackend(w)
+	if err != nil {
+		return snapshot.Summary{}, err
+	}
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		err := b.Persist(ctx, exclude, pw)
+		pw.CloseWithError(err)
+		done <- err
+	}()
+	sum, serr := snapshot.Summarize(io.TeeReader(pr, out), manifestDigest)
+	pr.CloseWithError(fmt.Errorf("the archive was not read to its end"))
+	if err := <-done; err != nil {
+		return snapshot.Summary{}, err
+	}
+	return sum, serr
+}
+
+func (dockerDriver) hydrate(ctx context.Context, w *Workspace, r io.Reader) (int, error) {
+	b, err := dockerBackend(w)
+	if err != nil {
+		return 0, err
+	}
+	return b.Hydrate(ctx, r)
+}
+
+func dockerBackend(w *Workspace) (*docker.Backend, error) {
+	b, ok := w.Backend.(*docker.Backend)
+	if !ok {
+		return nil, fmt.Errorf("workspace %s is not a docker workspace", w.ID)
+	}
+	return b, nil
+}
