@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/local"
@@ -81,6 +82,12 @@ func run(ctx context.Context, b *local.Backend, op, rel, arg string, stdin io.Re
 		return Response{}, b.Chmod(ctx, rel, m)
 	case OpChgrp:
 		return Response{}, b.Chgrp(ctx, rel, arg)
+	case OpChown, OpChownTree:
+		owner, group, ok := strings.Cut(arg, ":")
+		if !ok {
+			return Response{}, fmt.Errorf("%w: bad owner %q (want <owner>:<group>)", errUsage, arg)
+		}
+		return Response{}, b.Chown(ctx, rel, owner, group, op == OpChownTree)
 	case OpHash:
 		sum, n, err := b.HashFile(ctx, rel)
 		return Response{SHA256: sum, Size: n}, err
