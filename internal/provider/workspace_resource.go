@@ -46,6 +46,7 @@ type workspaceModel struct {
 	Endpoints     types.List   `tfsdk:"endpoints"`
 	Running       types.Bool   `tfsdk:"running"`
 	StartedAt     types.String `tfsdk:"started_at"`
+	RootOwner     types.String `tfsdk:"root_owner"`
 }
 
 var endpointAttrTypes = map[string]attr.Type{
@@ -198,6 +199,9 @@ func (r *workspaceResource) Create(ctx context.Context, req resource.CreateReque
 		addEngineError(&resp.Diagnostics, "Computing endpoints failed", err)
 		return
 	}
+	// A root owner that cannot be set still records the workspace, so the
+	// failed apply leaves it tainted in state rather than untracked.
+	applyRootOwner(ctx, w, &m, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
@@ -241,6 +245,9 @@ func (r *workspaceResource) Read(ctx context.Context, req resource.ReadRequest, 
 	if m.Users.IsNull() {
 		m.Users = types.ListNull(types.ObjectType{AttrTypes: userAttrTypes})
 	}
+	if readRootOwner(ctx, w, &m, &resp.Diagnostics); resp.Diagnostics.HasError() {
+		return
+	}
 	// A stopped container has no port bindings: its endpoints are known
 	// again once the apply has started it. A paused one keeps them.
 	pausedFlag := []byte("false")
@@ -279,6 +286,9 @@ func (r *workspaceResource) Update(ctx context.Context, req resource.UpdateReque
 	}
 	if err := w.SetEnvironment(ctx, env); err != nil {
 		addEngineAttributeError(&resp.Diagnostics, path.Root("environment"), "Updating the workspace environment failed", err)
+		return
+	}
+	if applyRootOwner(ctx, w, &m, &resp.Diagnostics); resp.Diagnostics.HasError() {
 		return
 	}
 	m.ID = types.StringValue(w.ID)
