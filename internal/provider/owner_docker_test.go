@@ -105,6 +105,20 @@ func TestAccDockerOwner_entriesTreesAndRoot(t *testing.T) {
 				Check: env.expectSh(ownerStat, ownerStatWant),
 			},
 			{
+				// The root deleted inside the container: re-created, given
+				// back to agent, and its entries written again.
+				PreConfig: func() {
+					_, err := sh(container, "rm -rf /workspace")
+					must(t, err)
+				},
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					expectChange("sandbox_workspace.ws", "root_owner", "", "agent"),
+					plancheck.ExpectResourceAction("sandbox_local_dir.skills", plancheck.ResourceActionCreate),
+				}},
+				Check: env.expectSh(ownerStat, ownerStatWant),
+			},
+			{
 				// Numeric ids name the same users: no change.
 				Config: env.config(`
   users  = [{ name = "agent" }]

@@ -201,7 +201,7 @@ func (r *workspaceResource) Create(ctx context.Context, req resource.CreateReque
 	}
 	// A root owner that cannot be set still records the workspace, so the
 	// failed apply leaves it tainted in state rather than untracked.
-	applyRootOwner(ctx, w, &m, &resp.Diagnostics)
+	applyRootOwner(ctx, w, &m, nil, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
@@ -288,7 +288,9 @@ func (r *workspaceResource) Update(ctx context.Context, req resource.UpdateReque
 		addEngineAttributeError(&resp.Diagnostics, path.Root("environment"), "Updating the workspace environment failed", err)
 		return
 	}
-	if applyRootOwner(ctx, w, &m, &resp.Diagnostics); resp.Diagnostics.HasError() {
+	var prior workspaceModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+	if applyRootOwner(ctx, w, &m, &prior, &resp.Diagnostics); resp.Diagnostics.HasError() {
 		return
 	}
 	m.ID = types.StringValue(w.ID)

@@ -2,6 +2,8 @@ package provider
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -20,8 +22,8 @@ func rootOwnerAttribute() schema.StringAttribute {
 		Optional: true,
 		Computed: true,
 		MarkdownDescription: "User name or numeric uid owning the workspace root (the root directory only), so that user " +
-			"can write there. Default: a docker workspace's first `users` entry, else `root`; a local workspace's, the user the " +
-			"provider runs as, and only that user unless the provider runs as root. Read back on refresh; a root given to " +
+			"can write there. Default: a docker workspace's first `users` entry, else `root`; a new local workspace's, the user " +
+			"the provider runs as, and only that user unless the provider runs as root. Read back on refresh; a root given to " +
 			"another user out of band is given back by the next apply, in place.",
 		Validators:    []validator.String{ownerRefValidator},
 		PlanModifiers: []planmodifier.String{rootOwnerDefault{}},
@@ -43,7 +45,13 @@ func (rootOwnerDefault) PlanModifyString(ctx context.Context, req planmodifier.S
 	if k == nil || req.Plan.Raw.IsNull() {
 		return
 	}
-	if req.ConfigValue.IsNull() {
+	switch {
+	case req.ConfigValue.IsNull() && k.name() == "local" && !req.StateValue.IsNull():
+		// The provider's own user differs between machines: an existing
+		// local root keeps the owner it has, and nothing is chowned.
+		resp.PlanValue = req.StateValue
+		return
+	case req.ConfigValue.IsNull():
 		var users types.List
 		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("users"), &users)...)
 		if users.IsUnknown() {
@@ -66,9 +74,10 @@ func (rootOwnerDefault) PlanModifyString(ctx context.Context, req planmodifier.S
 	}
 }
 
-// applyRootOwner gives the root of w to the planned root_owner.
-func applyRootOwner(ctx context.Context, w *workspace.Workspace, m *workspaceModel, diags *diag.Diagnostics) {
-	if m.RootOwner.IsNull() || m.RootOwner.IsUnknown() {
+// applyRootOwner gives the root of w to the planned root_owner, unless
+// prior (the refreshed state; nil on create) shows it has it already.
+func applyRootOwner(ctx context.Context, w *workspace.Workspace, m, prior *workspaceModel, diags *diag.Diagnostics) {
+	if m.RootOwner.IsNull() || m.RootOwner.IsUnknown() || (prior != nil && prior.RootOwner.Equal(m.RootOwner)) {
 		return
 	}
 	if err := w.SetRootOwner(ctx, m.RootOwner.ValueString()); err != nil {
@@ -83,6 +92,12 @@ func readRootOwner(ctx context.Context, w *workspace.Workspace, m *workspaceMode
 		return // nothing can be read in a stopped container: state stays as it was
 	}
 	owner, err := w.RootOwner(ctx, m.RootOwner.ValueString())
+	if errors.Is(err, fs.ErrNotExist) {
+		// A root deleted inside the container: the apply re-creates it
+		// and gives it back to its owner.
+		m.RootOwner = types.StringValue("")
+		return
+	}
 	if err != nil {
 		if !workspaceGone(err) {
 			addEngineAttributeError(diags, path.Root("root_owner"), "Reading the root owner failed", err)

@@ -42,8 +42,9 @@ const HelperDir = "/.sandbox-fs-helper"
 const PAXSHA256 = "SANDBOX.sha256"
 
 // Operations understood by the helper; each maps to the backend.Backend
-// method of the same meaning. OpMkdir and OpWrite first re-create a root
-// deleted inside the running container (mkdir -p, mode 0755, as OpInit),
+// method of the same meaning. OpMkdir, OpWrite and OpChown of the root
+// first re-create a root deleted inside the running container (mkdir -p,
+// mode 0755, as OpInit),
 // so entries are applied into a live container whatever happened to its
 // root.
 const (

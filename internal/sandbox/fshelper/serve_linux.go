@@ -87,6 +87,13 @@ func run(ctx context.Context, b *local.Backend, op, rel, arg string, stdin io.Re
 		if !ok {
 			return Response{}, fmt.Errorf("%w: bad owner %q (want <owner>:<group>)", errUsage, arg)
 		}
+		if rel == "." {
+			// The root given to its owner after a deletion inside the
+			// running container comes back first, as for OpMkdir.
+			if err := b.EnsureRoot(ctx); err != nil {
+				return Response{}, err
+			}
+		}
 		return Response{}, b.Chown(ctx, rel, owner, group, op == OpChownTree)
 	case OpHash:
 		sum, n, err := b.HashFile(ctx, rel)
