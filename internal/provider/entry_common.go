@@ -31,6 +31,7 @@ type entryModel struct {
 	Path          types.String     `tfsdk:"path"`
 	Permissions   PermissionsValue `tfsdk:"permissions"`
 	Group         types.String     `tfsdk:"group"`
+	Owner         types.String     `tfsdk:"owner"`
 	Description   types.String     `tfsdk:"description"`
 	Ephemeral     types.Bool       `tfsdk:"ephemeral"`
 	AbsolutePath  types.String     `tfsdk:"absolute_path"`
@@ -74,6 +75,7 @@ func entryAttributes(noun string) map[string]schema.Attribute {
 				"the apply naming it. A group changed out of band is restored by the next apply.",
 			Validators: []validator.String{groupRefValidator},
 		},
+		"owner": ownerAttribute(noun),
 		"description": schema.StringAttribute{
 			Optional:            true,
 			MarkdownDescription: "Free text, the Python SDK's entry `description`.",
@@ -104,7 +106,7 @@ func (m entryModel) meta() (workspace.Meta, error) {
 	if err != nil {
 		return workspace.Meta{}, err
 	}
-	return workspace.Meta{Perm: perms.Perm(), Group: m.Group.ValueString()}, nil
+	return workspace.Meta{Perm: perms.Perm(), Group: m.Group.ValueString(), Owner: m.Owner.ValueString()}, nil
 }
 
 // entryID builds the resource id of an entry.
@@ -131,17 +133,17 @@ func parseEntryImportID(id string) (string, string, error) {
 	return ws, norm, nil
 }
 
-// observeMeta updates permissions and group in m from what is on disk, so
-// that out-of-band changes show in the plan as updates that restore them.
+// observeMeta updates permissions, group and owner in m from what is on
+// disk, so that out-of-band changes show in the plan as updates that
+// restore them.
 func (m *entryModel) observeMeta(st workspace.EntryState) {
 	observed := sandbox.PermissionsFromMode(uint32(st.Info.Perm))
 	if m.Permissions.IsNull() || m.Permissions.IsUnknown() ||
 		!sandbox.PermissionsEqualString(m.Permissions.ValueString(), observed.ChmodArg()) {
 		m.Permissions = NewPermissionsValue(observed.ChmodArg())
 	}
-	if !m.Group.IsNull() && m.Group.ValueString() != st.Info.Group {
-		m.Group = types.StringValue(st.Info.Group)
-	}
+	m.Group = observeID(m.Group, st.Info.Group, st.Info.Gid, st.GroupBelow)
+	m.Owner = observeID(m.Owner, st.Info.Owner, st.Info.Uid, st.OwnerBelow)
 }
 
 // addEngineError turns an engine error into a diagnostic. Structured

@@ -155,6 +155,9 @@ func (r *entryResource[M, P]) ModifyPlan(ctx context.Context, req resource.Modif
 	if checkEntryPath(ctx, r.eng, req, resp, r.k.makes()); resp.Diagnostics.HasError() {
 		return
 	}
+	if checkOwner(ctx, req, resp); resp.Diagnostics.HasError() {
+		return
+	}
 	if _, tree := r.k.(treeKind); tree {
 		if checkFreshCopy(ctx, r.eng, req, resp); resp.Diagnostics.HasError() {
 			return

@@ -104,8 +104,8 @@ func (gitRepoKind) schema() schema.Schema {
 			"fetching happens on the host (go-git: no git is needed on the host or in the image). The commit is fetched into " +
 			"a temporary host directory (depth 1 where the server allows, else a full fetch), its tree (or `subpath`) " +
 			"written there, then streamed into the workspace like `sandbox_local_dir`: changed files copied, files the " +
-			"commit does not have removed, unchanged files left alone; the chgrp and chmod apply to the destination " +
-			"directory. **Symlinks** in the copied tree are refused, whether they point inside or outside the checkout " +
+			"commit does not have removed, unchanged files left alone; the chmod applies to the destination " +
+			"directory, `owner` and `group` to it and every file and directory of the copy. **Symlinks** in the copied tree are refused, whether they point inside or outside the checkout " +
 			"(nothing is followed or recreated, as `sandbox_local_dir`); submodules are left out. Errors name the attribute " +
 			"and the URL without credentials: unknown ref (`ref`), unreachable server (`url`, else `repo`), authentication " +
 			"failure (the credential attribute set, else `url`/`repo`), " +

@@ -79,6 +79,14 @@ var groupRefValidator = stringRule{"must be a POSIX portable group name or a num
 	return ""
 }}
 
+// ownerRefValidator checks an owner: a user name or a numeric uid.
+var ownerRefValidator = stringRule{"must be a POSIX portable user name, `root` or a numeric uid", "Invalid owner", func(v string) string {
+	if err := sandbox.ValidateOwnerRef(v); err != nil {
+		return err.Error() + "; omit it to leave the owner alone."
+	}
+	return ""
+}}
+
 // scriptValidator refuses an empty or blank shell script and NUL bytes.
 var scriptValidator = stringRule{"must be a non-blank script without NUL bytes", "Invalid shell script", func(s string) string {
 	switch {

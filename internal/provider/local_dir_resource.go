@@ -53,7 +53,8 @@ func (localDirKind) schema() schema.Schema {
 		MarkdownDescription: "A copy of a host directory in a workspace: the Python SDK's `LocalDir` entry. Files keep their " +
 			"permission bits; sockets and FIFOs are skipped and empty directories are not recreated. Files are hashed at plan " +
 			"time, then streamed into the workspace (atomic writes, four at a time as the Python SDK's `local_dir_files`); the " +
-			"chgrp and chmod apply to the destination directory itself, as the Python SDK. A host file edited between plan and " +
+			"chmod applies to the destination directory itself, as the Python SDK; `owner` and `group` to it and every file " +
+			"and directory of the copy (the Python SDK chgrps the destination only). A host file edited between plan and " +
 			"apply fails the apply. Destroy removes the files this resource wrote (recorded in private state), then the " +
 			"directories left empty; files written there by others stay, with a warning. " +
 			"Import ID: `<workspace_id>/<path>` (then set `source`).",

@@ -47,6 +47,7 @@ type workspaceModel struct {
 	Running       types.Bool   `tfsdk:"running"`
 	StartedAt     types.String `tfsdk:"started_at"`
 	RestoreFrom   types.Object `tfsdk:"restore_from"`
+	RootOwner     types.String `tfsdk:"root_owner"`
 }
 
 var endpointAttrTypes = map[string]attr.Type{
@@ -200,6 +201,9 @@ func (r *workspaceResource) Create(ctx context.Context, req resource.CreateReque
 		addEngineError(&resp.Diagnostics, "Computing endpoints failed", err)
 		return
 	}
+	// A root owner that cannot be set still records the workspace, so the
+	// failed apply leaves it tainted in state rather than untracked.
+	applyRootOwner(ctx, w, &m, nil, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
@@ -241,6 +245,9 @@ func (r *workspaceResource) Read(ctx context.Context, req resource.ReadRequest, 
 	}
 	if m.Users.IsNull() {
 		m.Users = types.ListNull(types.ObjectType{AttrTypes: userAttrTypes})
+	}
+	if readRootOwner(ctx, w, &m, &resp.Diagnostics); resp.Diagnostics.HasError() {
+		return
 	}
 	// A stopped container has no port bindings: its endpoints are known
 	// again once the apply has started it. A paused one keeps them.
@@ -285,6 +292,11 @@ func (r *workspaceResource) Update(ctx context.Context, req resource.UpdateReque
 	}
 	if err := w.SetEnvironment(ctx, env); err != nil {
 		addEngineAttributeError(&resp.Diagnostics, path.Root("environment"), "Updating the workspace environment failed", err)
+		return
+	}
+	var prior workspaceModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+	if applyRootOwner(ctx, w, &m, &prior, &resp.Diagnostics); resp.Diagnostics.HasError() {
 		return
 	}
 	m.ID = types.StringValue(w.ID)

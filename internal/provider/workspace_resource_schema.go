@@ -142,6 +142,7 @@ func (r *workspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 				MarkdownDescription: "Full id of the workspace's container (docker backend); null for a local workspace.",
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
+			"root_owner": rootOwnerAttribute(),
 			"keep_on_destroy": schema.BoolAttribute{
 				Optional: true,
 				Computed: true,

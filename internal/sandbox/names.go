@@ -55,6 +55,15 @@ func ValidateGroupRef(name string) error {
 	return ValidateAccountName("group", name)
 }
 
+// ValidateOwnerRef checks the user an entry is chown'ed to: a user name
+// (ValidateAccountName rules, plus "root"), or a numeric uid.
+func ValidateOwnerRef(name string) error {
+	if _, err := strconv.ParseUint(name, 10, 32); err == nil || name == "root" {
+		return nil
+	}
+	return ValidateAccountName("user", name)
+}
+
 func isPortableNameByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-'
 }

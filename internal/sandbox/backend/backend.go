@@ -50,6 +50,10 @@ type FileInfo struct {
 	// resolve it, else the decimal gid.
 	Gid   int
 	Group string
+	// Uid is the numeric owner id; Owner is its user name when the backend
+	// can resolve it, else the decimal uid.
+	Uid   int
+	Owner string
 }
 
 // TreeFile is one regular file found below a directory by WalkFiles.
@@ -62,6 +66,8 @@ type TreeFile struct {
 	SHA256 string
 	// Perm holds the permission bits.
 	Perm fs.FileMode
+	// Uid and Gid are the numeric owner and group.
+	Uid, Gid int
 }
 
 // WriteResult reports what WriteFile stored.
@@ -104,6 +110,12 @@ type Backend interface {
 	// Chgrp changes the group of rel to the named group (no symlink is
 	// followed). An unknown group is an error naming it.
 	Chgrp(ctx context.Context, rel string, group string) error
+	// Chown changes the owner (a user name known to the workspace or a
+	// decimal uid) and the group (likewise) of rel; "" leaves that one
+	// alone. With tree, every directory and regular file below rel changes
+	// too, in one operation, never following a symlink nor entering another
+	// filesystem. An unknown user or group is an error naming it.
+	Chown(ctx context.Context, rel, owner, group string, tree bool) error
 	// HashFile returns the SHA-256 (hex) and size of the regular file rel.
 	HashFile(ctx context.Context, rel string) (sha256 string, size int64, err error)
 	// WalkFiles lists every regular file below the directory rel with its

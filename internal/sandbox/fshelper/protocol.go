@@ -42,8 +42,9 @@ const HelperDir = "/.sandbox-fs-helper"
 const PAXSHA256 = "SANDBOX.sha256"
 
 // Operations understood by the helper; each maps to the backend.Backend
-// method of the same meaning. OpMkdir and OpWrite first re-create a root
-// deleted inside the running container (mkdir -p, mode 0755, as OpInit),
+// method of the same meaning. OpMkdir, OpWrite and OpChown of the root
+// first re-create a root deleted inside the running container (mkdir -p,
+// mode 0755, as OpInit),
 // so entries are applied into a live container whatever happened to its
 // root.
 const (
@@ -53,6 +54,8 @@ const (
 	OpMkdir      = "mkdir"      // arg: decimal fs.FileMode
 	OpChmod      = "chmod"      // arg: decimal fs.FileMode
 	OpChgrp      = "chgrp"      // arg: group name or decimal gid
+	OpChown      = "chown"      // arg: <owner>:<group>, names or decimal ids, either "" to leave it alone
+	OpChownTree  = "chowntree"  // as OpChown, for rel and every directory and file below it
 	OpHash       = "hash"       // Response.SHA256, Response.Size
 	OpWalk       = "walk"       // Response.Files
 	OpRemove     = "remove"     // file or empty directory

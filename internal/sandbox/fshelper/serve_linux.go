@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/local"
@@ -88,6 +89,19 @@ func run(ctx context.Context, b *local.Backend, op, rel, arg string, stdin io.Re
 		return Response{}, b.Chmod(ctx, rel, m)
 	case OpChgrp:
 		return Response{}, b.Chgrp(ctx, rel, arg)
+	case OpChown, OpChownTree:
+		owner, group, ok := strings.Cut(arg, ":")
+		if !ok {
+			return Response{}, fmt.Errorf("%w: bad owner %q (want <owner>:<group>)", errUsage, arg)
+		}
+		if rel == "." {
+			// The root given to its owner after a deletion inside the
+			// running container comes back first, as for OpMkdir.
+			if err := b.EnsureRoot(ctx); err != nil {
+				return Response{}, err
+			}
+		}
+		return Response{}, b.Chown(ctx, rel, owner, group, op == OpChownTree)
 	case OpHash:
 		sum, n, err := b.HashFile(ctx, rel)
 		return Response{SHA256: sum, Size: n}, err

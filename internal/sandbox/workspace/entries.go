@@ -13,12 +13,16 @@ import (
 
 // Meta is the metadata the Python SDK applies after materialising an entry
 // (design/sdk-model.md §2.1): an optional group (chgrp first) and the permission bits
-// (chmod always, so the umask never decides the result).
+// (chmod always, so the umask never decides the result). Owner is this
+// provider's addition, applied with the group, before the chmod.
 type Meta struct {
 	// Perm holds the permission bits (0o777 mask).
 	Perm fs.FileMode
 	// Group is the group name to chgrp to, or "" to leave the group alone.
 	Group string
+	// Owner is the user name or decimal uid to chown to, or "" to leave the
+	// owner alone.
+	Owner string
 }
 
 // EntryState is what Read sees of one entry path in a workspace.
@@ -31,12 +35,28 @@ type EntryState struct {
 	// asked for.
 	SHA256 string
 	Size   int64
+	// OwnerBelow and GroupBelow are, for a copied directory, the decimal
+	// uid and gid of the first file below it (in path order) whose owner or
+	// group differs from the directory's own; "" when all match.
+	OwnerBelow, GroupBelow string
 }
 
-// applyMeta runs chgrp (when a group is set) then chmod, as the Python SDK does; a
-// failing chgrp prevents the chmod.
+// applyMeta runs chown/chgrp (when an owner or group is set) then chmod, as
+// the Python SDK does; a failing chown or chgrp prevents the chmod.
 func applyMeta(ctx context.Context, b backend.Backend, rel string, m Meta) error {
-	if m.Group != "" {
+	return applyMetaTree(ctx, b, rel, m, false)
+}
+
+// applyMetaTree is applyMeta that, with tree, gives every directory and
+// file below rel the owner and group too (a copied tree, which the agent
+// owning it must be able to write); the chmod still applies to rel only.
+func applyMetaTree(ctx context.Context, b backend.Backend, rel string, m Meta, tree bool) error {
+	switch {
+	case m.Owner != "" || (tree && m.Group != ""):
+		if err := b.Chown(ctx, rel, m.Owner, m.Group, tree); err != nil {
+			return err
+		}
+	case m.Group != "":
 		if err := b.Chgrp(ctx, rel, m.Group); err != nil {
 			return err
 		}

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -110,14 +111,30 @@ func (w *Workspace) ReadTree(ctx context.Context, rel string) (TreeState, error)
 	if err != nil {
 		return TreeState{}, err
 	}
+	st.OwnerBelow, st.GroupBelow = idsBelow(st.Info, files)
 	return TreeState{EntryState: st, Tree: summarizeWorkspace(files)}, nil
+}
+
+// idsBelow returns the uid and gid (decimal) of the first files whose owner
+// and group differ from the directory dir's, "" when all match.
+func idsBelow(dir backend.FileInfo, files []backend.TreeFile) (owner, group string) {
+	for _, f := range files {
+		if owner == "" && f.Uid != dir.Uid {
+			owner = strconv.Itoa(f.Uid)
+		}
+		if group == "" && f.Gid != dir.Gid {
+			group = strconv.Itoa(f.Gid)
+		}
+	}
+	return owner, group
 }
 
 // SyncLocalDir makes the directory rel of workspace id hold exactly the
 // files of the host directory src: missing or changed files are copied
 // (their source permission bits kept), files the source does not have are
-// removed, unchanged files are not touched. The entry's metadata is applied
-// to rel itself, as the Python SDK does.
+// removed, unchanged files are not touched. The entry's permissions are
+// applied to rel itself, as the Python SDK does; its owner and group to rel
+// and every directory and file below it.
 //
 // planned is the tree the plan showed. With it, the host tree is walked
 // once without hashing and each file that must be copied is streamed and
@@ -195,7 +212,7 @@ func (w *Workspace) syncTree(ctx context.Context, rel string, host hostsource.Po
 		sort.Strings(missing)
 		return TreeSummary{}, fmt.Errorf("host source directory %s changed between plan and apply (removed %s): %w", src, strings.Join(missing, ", "), ErrSourceChanged)
 	}
-	if err := applyMeta(ctx, w.Backend, rel, m); err != nil {
+	if err := applyMetaTree(ctx, w.Backend, rel, m, true); err != nil {
 		return TreeSummary{}, err
 	}
 	return *planned, nil
@@ -296,7 +313,7 @@ func syncBatch(ctx context.Context, w *Workspace, bw backend.BatchWriter, host h
 			return TreeSummary{}, err
 		}
 	}
-	if err := applyMeta(ctx, w.Backend, rel, m); err != nil {
+	if err := applyMetaTree(ctx, w.Backend, rel, m, true); err != nil {
 		return TreeSummary{}, err
 	}
 	return summary, nil

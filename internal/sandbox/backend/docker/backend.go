@@ -118,6 +118,18 @@ func (b *Backend) Chgrp(ctx context.Context, rel string, group string) error {
 	return err
 }
 
+// Chown changes the owner and group of rel (and, with tree, of everything
+// below it) to a user and group of the container, names or decimal ids;
+// the helper does it inside the container in one exec.
+func (b *Backend) Chown(ctx context.Context, rel, owner, group string, tree bool) error {
+	op := fshelper.OpChown
+	if tree {
+		op = fshelper.OpChownTree
+	}
+	_, err := b.helper(ctx, op, rel, owner+":"+group, nil)
+	return err
+}
+
 // HashFile returns the SHA-256 and size of the regular file rel, computed
 // inside the container.
 func (b *Backend) HashFile(ctx context.Context, rel string) (string, int64, error) {

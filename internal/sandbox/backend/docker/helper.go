@@ -293,8 +293,8 @@ func (b *Backend) helper(ctx context.Context, op, rel, arg string, stdin io.Read
 // never does.
 func changes(op string) bool {
 	switch op {
-	case fshelper.OpWrite, fshelper.OpMkdir, fshelper.OpChmod, fshelper.OpChgrp, fshelper.OpRemove, fshelper.OpRemoveAll,
-		fshelper.OpRemoveTree, fshelper.OpHydrate, OpInitRoot:
+	case fshelper.OpWrite, fshelper.OpMkdir, fshelper.OpChmod, fshelper.OpChgrp, fshelper.OpChown, fshelper.OpChownTree,
+		fshelper.OpRemove, fshelper.OpRemoveAll, fshelper.OpRemoveTree, fshelper.OpHydrate, OpInitRoot:
 		return true
 	}
 	return false

@@ -36,6 +36,9 @@ func (b *Backend) Chmod(context.Context, string, fs.FileMode) error { return err
 // Chgrp is not supported on this system.
 func (b *Backend) Chgrp(context.Context, string, string) error { return errUnsupported }
 
+// Chown is not supported on this system.
+func (b *Backend) Chown(context.Context, string, string, string, bool) error { return errUnsupported }
+
 // HashFile is not supported on this system.
 func (b *Backend) HashFile(context.Context, string) (string, int64, error) {
 	return "", 0, errUnsupported

@@ -20,8 +20,8 @@ import (
 )
 
 // Stat describes rel like lstat(2): a symlink as the last component is
-// described, not followed (IsSymlink true). Group is the group's name, or the
-// decimal gid when the host has no name for it. A missing path gives an
+// described, not followed (IsSymlink true). Group and Owner are the group's
+// and the owner's names, or the decimal ids when the host has no name for them. A missing path gives an
 // error matching fs.ErrNotExist; a symlink on the way, one wrapping
 // backend.ErrEscapesRoot.
 func (b *Backend) Stat(ctx context.Context, rel string) (backend.FileInfo, error) {
@@ -44,6 +44,8 @@ func (b *Backend) Stat(ctx context.Context, rel string) (backend.FileInfo, error
 		Size:      st.Size,
 		Gid:       int(st.Gid),
 		Group:     groupName(int(st.Gid)),
+		Uid:       int(st.Uid),
+		Owner:     userName(int(st.Uid)),
 	}, nil
 }
 

@@ -42,22 +42,35 @@ func escapeErr(op, rel string) error {
 // lookupGid turns a group name into a gid. A name that no group database
 // entry has but that is a decimal number is taken as a numeric gid.
 func lookupGid(group string) (int, error) {
-	if group == "" {
-		return 0, errors.New("empty group name")
+	return lookupID("group", group, func(n string) (string, error) {
+		g, err := user.LookupGroup(n)
+		if err != nil {
+			return "", err
+		}
+		return g.Gid, nil
+	})
+}
+
+// lookupID resolves name, a kind ("user", "group") name, to its numeric id
+// with find; a name find does not know that is a decimal number is taken as
+// the id itself.
+func lookupID(kind, name string, find func(string) (string, error)) (int, error) {
+	if name == "" {
+		return 0, fmt.Errorf("empty %s name", kind)
 	}
-	g, err := user.LookupGroup(group)
+	id, err := find(name)
 	if err == nil {
-		if gid, perr := strconv.Atoi(g.Gid); perr == nil {
-			return gid, nil
+		if n, perr := strconv.Atoi(id); perr == nil {
+			return n, nil
 		}
 	}
-	if n, perr := strconv.ParseUint(group, 10, 31); perr == nil {
+	if n, perr := strconv.ParseUint(name, 10, 31); perr == nil {
 		return int(n), nil
 	}
 	if err == nil {
-		err = fmt.Errorf("non-numeric gid %q", g.Gid)
+		err = fmt.Errorf("non-numeric id %q", id)
 	}
-	return 0, fmt.Errorf("unknown group %q: %w", group, err)
+	return 0, fmt.Errorf("unknown %s %q: %w", kind, name, err)
 }
 
 // groupName returns the name of gid, or its decimal form when unknown.

@@ -73,7 +73,7 @@ func walkDir(ctx context.Context, d *os.File, prefix string, out *[]backend.Tree
 		}
 		switch st.Mode & unix.S_IFMT {
 		case unix.S_IFLNK:
-			*out = append(*out, backend.TreeFile{Rel: rel, Perm: fs.FileMode(st.Mode & 0o777)})
+			*out = append(*out, backend.TreeFile{Rel: rel, Perm: fs.FileMode(st.Mode & 0o777), Uid: int(st.Uid), Gid: int(st.Gid)})
 		case unix.S_IFDIR:
 			if st.Dev != self.Dev {
 				// A mount point (a storage mount inside the tree): its
@@ -102,7 +102,8 @@ func walkDir(ctx context.Context, d *os.File, prefix string, out *[]backend.Tree
 			if err != nil {
 				return err
 			}
-			*out = append(*out, backend.TreeFile{Rel: rel, Size: n, SHA256: sum, Perm: fs.FileMode(st.Mode & 0o777)})
+			*out = append(*out, backend.TreeFile{Rel: rel, Size: n, SHA256: sum, Perm: fs.FileMode(st.Mode & 0o777),
+				Uid: int(st.Uid), Gid: int(st.Gid)})
 		}
 	}
 	return nil
