@@ -24,6 +24,7 @@ func (dockerKind) block() schema.Block                    { return dockerBlockSc
 func (dockerKind) object(m *workspaceModel) *types.Object { return &m.Docker }
 func (dockerKind) fixedAtCreation() bool                  { return true }
 func (dockerKind) defaultRoot() string                    { return workspace.DefaultDockerRoot }
+func (dockerKind) keepsRootOwner() bool                   { return false }
 
 func (dockerKind) validate(ctx context.Context, m workspaceModel, _ tfsdk.Config, diags *diag.Diagnostics) {
 	validateDocker(ctx, m, diags)

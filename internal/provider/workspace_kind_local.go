@@ -27,6 +27,7 @@ func (localKind) name() string                           { return "local" }
 func (localKind) object(m *workspaceModel) *types.Object { return &m.Local }
 func (localKind) fixedAtCreation() bool                  { return false }
 func (localKind) defaultRoot() string                    { return "" }
+func (localKind) keepsRootOwner() bool                   { return true }
 
 func (localKind) block() schema.Block {
 	return schema.SingleNestedBlock{

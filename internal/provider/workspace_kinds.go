@@ -30,6 +30,10 @@ type workspaceKind interface {
 	// exposed_ports are fixed when the workspace is created, so that
 	// changing them replaces it (a container), or can change in place.
 	fixedAtCreation() bool
+	// keepsRootOwner says whether an existing root keeps its owner when
+	// root_owner is not configured, because the default depends on the
+	// machine planning (a local root's is the user the provider runs as).
+	keepsRootOwner() bool
 	// defaultRoot is the root when none is configured, or "" when it is
 	// known only after the apply.
 	defaultRoot() string

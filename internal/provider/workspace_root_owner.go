@@ -46,7 +46,7 @@ func (rootOwnerDefault) PlanModifyString(ctx context.Context, req planmodifier.S
 		return
 	}
 	switch {
-	case req.ConfigValue.IsNull() && k.name() == "local" && !req.StateValue.IsNull():
+	case req.ConfigValue.IsNull() && k.keepsRootOwner() && !req.StateValue.IsNull():
 		// The provider's own user differs between machines: an existing
 		// local root keeps the owner it has, and nothing is chowned.
 		resp.PlanValue = req.StateValue

@@ -61,6 +61,10 @@ func (e *Engine) AdoptLocal(ctx context.Context, root string) (*Workspace, error
 // LocalID returns the id of a local workspace.
 func LocalID(uuid, root string) string { return local.Kind + ":" + uuid + ":" + root }
 
+// localRootOwner is who owns a new local root: the user the provider runs
+// as (a local workspace has no users of its own).
+func localRootOwner([]sandbox.User) string { return local.OwnUser() }
+
 // localDriver is the local kind: a host directory carrying the workspace
 // marker.
 type localDriver struct{ e *Engine }

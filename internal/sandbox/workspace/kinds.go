@@ -48,16 +48,21 @@ type driver interface {
 	hydrate(ctx context.Context, w *Workspace, r io.Reader) (int, error)
 }
 
-// kindForm is how one kind's ids are written: parse reads what follows
-// "<kind>:" (id is the whole id, for messages); splitEntry, when set,
-// splits an entry id whose workspace part may itself hold slashes.
+// kindForm is what is known of a kind without a workspace: how its ids
+// are written (parse reads what follows "<kind>:", id is the whole id, for
+// messages; splitEntry, when set, splits an entry id whose workspace part
+// may itself hold slashes), which owners its files can have (checkOwner,
+// nil for any) and who owns a new root by default (rootOwner, nil for the
+// first of users, else root).
 type kindForm struct {
 	parse      func(id, rest string) (Ref, error)
 	splitEntry func(id, rest string) (wsRest, rel string, err error)
+	checkOwner func(owner string) error
+	rootOwner  func(users []sandbox.User) string
 }
 
 var kindForms = map[string]kindForm{
-	local.Kind:  {parse: parseLocalID, splitEntry: splitLocalEntryID},
+	local.Kind:  {parse: parseLocalID, splitEntry: splitLocalEntryID, checkOwner: local.CheckOwner, rootOwner: localRootOwner},
 	docker.Kind: {parse: parseDockerID},
 }
 

@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/local"
 )
 
 // CheckOwner checks, without touching any workspace, that owner can own
@@ -24,18 +23,18 @@ func CheckOwner(id, owner string) error {
 
 // CheckKindOwner is CheckOwner for a workspace of the kind named.
 func CheckKindOwner(kind, owner string) error {
-	if kind != local.Kind {
-		return nil
+	if f, ok := kindForms[kind]; ok && f.checkOwner != nil {
+		return f.checkOwner(owner)
 	}
-	return local.CheckOwner(owner)
+	return nil
 }
 
 // DefaultRootOwner is the owner of a new workspace's root when none is
 // configured: a local workspace's belongs to the user the provider runs as;
 // a container's to its first user, or root when it has none.
 func DefaultRootOwner(kind string, users []sandbox.User) string {
-	if kind == local.Kind {
-		return local.OwnUser()
+	if f, ok := kindForms[kind]; ok && f.rootOwner != nil {
+		return f.rootOwner(users)
 	}
 	if len(users) > 0 {
 		return users[0].Name
