@@ -78,7 +78,7 @@ data "sandbox_file" "count" {
 }
 
 output "word_count" {
-  value = trimspace(data.sandbox_file.count.content)
+  value = trimspace(nonsensitive(data.sandbox_file.count.content))
 }
 
 output "snapshot" {

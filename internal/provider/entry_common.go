@@ -168,7 +168,11 @@ func addEngineError(diags *diag.Diagnostics, summary string, err error) {
 // engineAdvice is what a Terraform user can do about an engine error the
 // engine marks with one of its sentinel errors ("" for others).
 func engineAdvice(err error) string {
+	var se *sandbox.Error
 	switch {
+	case errors.As(err, &se) && se.Context["reason"] == sandbox.ReasonOutsideBaseDir:
+		return "\n\nHost sources must lie under Terraform's working directory (or the provider's working_dir). " +
+			"Move the source there, or allow its directory with the provider's extra_path_grants = [{ path = \"...\" }]."
 	case errors.Is(err, workspace.ErrEscapesRoot):
 		return "\n\nA symlink inside the workspace stands where this entry (or one of its parent directories) " +
 			"should be. It was not followed and nothing outside the workspace was touched. Remove the symlink " +

@@ -22,6 +22,11 @@ func TestAccEntryTree_upgradeTreeDigest(t *testing.T) {
 	must(t, os.MkdirAll(filepath.Join(dir, "src"), 0o755))
 	must(t, os.WriteFile(filepath.Join(dir, "src", "a.txt"), []byte("0123456789"), 0o644))
 	must(t, os.WriteFile(filepath.Join(dir, "main.tf"), []byte(requiredSandbox+fmt.Sprintf(`
+provider "sandbox" {
+  # The repository lives outside the working directory: a file:// URL is a
+  # host source, confined like any other.
+  extra_path_grants = [{ path = %q, read_only = true }]
+}
 resource "sandbox_workspace" "ws" {
   local {}
 }
@@ -37,7 +42,7 @@ resource "sandbox_git_repo" "g" {
   url          = %q
   ref          = "main"
 }
-`, "file://"+filepath.Join(f.root, "demo.git"))), 0o644))
+`, f.root, "file://"+filepath.Join(f.root, "demo.git"))), 0o644))
 	c := newCLIRun(t, dir)
 	c.run("apply.log", "apply", "-input=false", "-auto-approve", "-no-color")
 	t.Cleanup(func() { c.run("destroy.log", "destroy", "-input=false", "-auto-approve", "-no-color") })

@@ -56,11 +56,14 @@ func (d *fileDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, r
 			"max_size": schema.Int64Attribute{Optional: true, MarkdownDescription: "Largest file read, in bytes; a " +
 				"larger file fails the read. Default 1048576 (1 MiB), at most 16 MiB.",
 				Validators: []validator.Int64{int64validator.Between(0, 16<<20)}},
-			"content":        schema.StringAttribute{Computed: true, MarkdownDescription: "The content when it is valid UTF-8, else null."},
-			"content_base64": schema.StringAttribute{Computed: true, MarkdownDescription: "The content, base64-encoded."},
-			"sha256":         schema.StringAttribute{Computed: true, MarkdownDescription: "SHA-256 (hex) of the content."},
-			"size":           schema.Int64Attribute{Computed: true, MarkdownDescription: "Size of the file in bytes."},
-			"exists":         schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether a file is at `path`."},
+			"content": schema.StringAttribute{Computed: true, Sensitive: true, MarkdownDescription: "The content when it is valid " +
+				"UTF-8, else null. Sensitive, since a workspace file may hold a secret (a `content_wo` file): an output " +
+				"of it needs `sensitive = true`, or `nonsensitive()` when it is known to be safe."},
+			"content_base64": schema.StringAttribute{Computed: true, Sensitive: true, MarkdownDescription: "The content, " +
+				"base64-encoded. Sensitive, as `content`."},
+			"sha256": schema.StringAttribute{Computed: true, MarkdownDescription: "SHA-256 (hex) of the content."},
+			"size":   schema.Int64Attribute{Computed: true, MarkdownDescription: "Size of the file in bytes."},
+			"exists": schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether a file is at `path`."},
 		},
 	}
 }

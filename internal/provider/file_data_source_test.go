@@ -58,6 +58,12 @@ data "sandbox_file" "small" {
 }
 `
 
+const fileDataLeak = `
+output "leak" {
+  value = data.sandbox_file.result.content
+}
+`
+
 func fileDataSteps(config func(string) string, check resource.TestCheckFunc) []resource.TestStep {
 	return []resource.TestStep{
 		{
@@ -74,6 +80,9 @@ func fileDataSteps(config func(string) string, check resource.TestCheckFunc) []r
 		},
 		{Config: config(fileDataBody + fileDataSymlink), ExpectError: regexp.MustCompile(`(?i)symbolic link|symlink|too many levels|not a regular`)},
 		{Config: config(fileDataBody + fileDataTooLarge), ExpectError: regexp.MustCompile(`File larger than max_size`)},
+		// A workspace file may hold a secret: its content is sensitive, so
+		// an output of it must say so.
+		{Config: config(fileDataBody + fileDataLeak), ExpectError: regexp.MustCompile(`(?s)Output refers to sensitive values`)},
 	}
 }
 

@@ -33,6 +33,29 @@ func (dockerKind) validate(ctx context.Context, m workspaceModel, _ tfsdk.Config
 // modifyPlan refuses, at plan time, a runtime the daemon does not have.
 func (dockerKind) modifyPlan(ctx context.Context, eng *workspace.Engine, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, plan workspaceModel) {
 	planRuntime(ctx, eng, req, plan, &resp.Diagnostics)
+	warnDiskLost(ctx, req, resp)
+}
+
+// warnDiskLost warns, when a container whose root is a sized tmpfs (`disk`)
+// has stopped, that what was under the root is gone: a tmpfs does not
+// survive its container's stop. The apply re-creates the declared entries;
+// files that commands wrote or a restore_from archive put there are not.
+func warnDiskLost(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.State.Raw.IsNull() {
+		return
+	}
+	var running types.Bool
+	var disk types.String
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("running"), &running)...)
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("docker").AtName("disk"), &disk)...)
+	if running.IsNull() || running.ValueBool() || disk.IsNull() || disk.ValueString() == "" {
+		return
+	}
+	resp.Diagnostics.AddAttributeWarning(path.Root("docker").AtName("disk"), "The workspace root was lost with its container's stop",
+		"With disk set, the root is a tmpfs, which does not survive a stop or restart of the container: everything under "+
+			"it is gone. This apply starts the container and re-creates the declared entries; files that commands wrote "+
+			"there, and what restore_from put there, are not restored. Replace the workspace (terraform apply "+
+			"-replace=...) to restore from its snapshot again.")
 }
 
 // update applies live limit changes with docker update.

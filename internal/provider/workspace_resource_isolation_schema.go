@@ -50,7 +50,7 @@ func isolationAttributes() map[string]schema.Attribute {
 			"run at once; a fork beyond it fails. Unset: no limit. " + liveDesc,
 			Validators: []validator.Int64{int64validator.AtLeast(1)}},
 		"disk": str("Size limit of the workspace root, a tmpfs of this size: a write beyond it fails with ENOSPC. " +
-			"[Held in memory](#limits-and-hardening). " + sizeDesc + " At least `1m`. Unset: no limit. " + replaceDesc),
+			"[Held in memory, and lost when the container stops](#limits-and-hardening). " + sizeDesc + " At least `1m`. Unset: no limit. " + replaceDesc),
 		"shm_size": str("Size of `/dev/shm`. " + sizeDesc + " Default: Docker's `64m`. " + replaceDesc),
 		"tmpfs": strMap("tmpfs mounts, absolute path to mount options (`{ \"/tmp\" = \"size=256m\" }`), as " +
 			"`docker run --tmpfs`. Not at the root when `disk` is set. " + replaceDesc),

@@ -180,6 +180,25 @@ func (p Policy) ScanDir(ctx context.Context, src string) (sandbox.TreeDigest, er
 	return sandbox.TreeDigest{}, p.dirError(src, err)
 }
 
+// CheckDir checks, without reading it, that src is a host directory the
+// policy allows: under BaseDir or a grant, with no symlink on the way (the
+// LocalDir rules). It returns its absolute path. A local Git repository
+// (a file:// clone URL) is confined by it like any other host source.
+func (p Policy) CheckDir(src string) (string, error) {
+	abs, anchor, err := p.locate(src)
+	if err == nil {
+		var t *hostTarget
+		if t, err = p.inspect(abs, anchor); err == nil {
+			if fi := t.leafInfo(); !fi.IsDir() {
+				err = typeFault(fi, "directory")
+			} else {
+				return abs, nil
+			}
+		}
+	}
+	return "", p.dirError(src, err)
+}
+
 // TreeVisit is one regular file of a directory walked by VisitDir.
 type TreeVisit struct {
 	// Rel is the POSIX path relative to the walked directory.

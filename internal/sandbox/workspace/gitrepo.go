@@ -2,6 +2,9 @@ package workspace
 
 import (
 	"context"
+	"fmt"
+	"net/url"
+	"strings"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/gitrepo"
 )
@@ -24,7 +27,27 @@ type GitRepo struct {
 // ResolveGitRef resolves a ref against the remote without fetching (see
 // gitrepo.Resolve).
 func (e *Engine) ResolveGitRef(ctx context.Context, s gitrepo.Source, ref string) (string, error) {
+	if err := e.checkGitSource(s); err != nil {
+		return "", err
+	}
 	return gitrepo.Resolve(ctx, s, ref)
+}
+
+// checkGitSource confines a repository on this machine (a file:// URL) as
+// every host source is: under the working directory or a provider
+// extra_path_grants entry, with no symlink on the way.
+func (e *Engine) checkGitSource(s gitrepo.Source) error {
+	if !strings.HasPrefix(strings.ToLower(s.URL), "file://") {
+		return nil
+	}
+	u, err := url.Parse(s.URL)
+	if err != nil {
+		return fmt.Errorf("invalid file URL %q: %w", s.URL, err)
+	}
+	if _, err := e.HostSources().CheckDir(u.Path); err != nil {
+		return fmt.Errorf("repository %s: %w", s.URL, err)
+	}
+	return nil
 }
 
 // GitCheckout is what SyncGitRepo put in the workspace.
@@ -40,6 +63,9 @@ type GitCheckout struct {
 // copied, others removed, unchanged ones untouched, streamed to
 // containers), then removes the temporary directory.
 func (w *Workspace) SyncGitRepo(ctx context.Context, rel string, g GitRepo, m Meta) (GitCheckout, error) {
+	if err := w.eng.checkGitSource(g.Source); err != nil {
+		return GitCheckout{}, err
+	}
 	co, err := gitrepo.Fetch(ctx, g.Source, g.Ref, g.Commit, g.Subpath)
 	if err != nil {
 		return GitCheckout{}, err

@@ -39,7 +39,7 @@ func (b *Backend) Chown(ctx context.Context, rel, owner, group string, tree bool
 		return err
 	}
 	defer f.Close()
-	if err := unix.Fchownat(f.n(), "", uid, gid, unix.AT_EMPTY_PATH); err != nil {
+	if err := f.chown(uid, gid); err != nil {
 		return &fs.PathError{Op: "chown", Path: rel, Err: err}
 	}
 	st, err := f.fstat()
@@ -89,7 +89,7 @@ func chownBelow(ctx context.Context, d *os.File, name string, dev uint64, uid, g
 			if err != nil {
 				return &fs.PathError{Op: "chown", Path: rel, Err: err}
 			}
-			if err := unix.Fchownat(sub.n(), "", uid, gid, unix.AT_EMPTY_PATH); err != nil {
+			if err := sub.chown(uid, gid); err != nil {
 				sub.Close()
 				return &fs.PathError{Op: "chown", Path: rel, Err: err}
 			}

@@ -3,7 +3,9 @@
 package local
 
 import (
+	"errors"
 	"os"
+	"strconv"
 
 	"golang.org/x/sys/unix"
 )
@@ -89,4 +91,23 @@ func (f *fd) openBeneath(rel string, flags int) (*fd, error) {
 		return nil, err
 	}
 	return newFd(num), nil
+}
+
+// chown changes the owner and group of the file f refers to (-1 leaves
+// either alone). f may be an O_PATH descriptor: where the kernel refuses
+// fchownat(AT_EMPTY_PATH) on one (gVisor answers EBADF), the same inode is
+// reopened through /proc/self/fd, which names f itself and resolves no path,
+// and changed with fchown.
+func (f *fd) chown(uid, gid int) error {
+	err := unix.Fchownat(f.n(), "", uid, gid, unix.AT_EMPTY_PATH)
+	if !errors.Is(err, unix.EBADF) {
+		return err
+	}
+	n, oerr := unix.Open("/proc/self/fd/"+strconv.Itoa(f.n()), unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if oerr != nil {
+		return err
+	}
+	again := &fd{num: n}
+	defer again.Close()
+	return unix.Fchown(again.n(), uid, gid)
 }

@@ -134,7 +134,7 @@ func (b *Backend) Chgrp(ctx context.Context, rel string, group string) error {
 		return err
 	}
 	defer f.Close()
-	if err := unix.Fchownat(f.n(), "", -1, gid, unix.AT_EMPTY_PATH); err != nil {
+	if err := f.chown(-1, gid); err != nil {
 		return &fs.PathError{Op: "chgrp", Path: rel, Err: err}
 	}
 	return nil
