@@ -19,7 +19,10 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
 )
 
-var _ resource.ResourceWithConfigure = (*exportResource)(nil)
+var (
+	_ resource.ResourceWithConfigure  = (*exportResource)(nil)
+	_ resource.ResourceWithModifyPlan = (*exportResource)(nil)
+)
 
 // NewExportResource returns the sandbox_export resource: a whitelist of
 // workspace files copied to a host directory.
@@ -46,7 +49,8 @@ func (r *exportResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Copies the workspace files matching `paths` to a host directory, on create and again (as a " +
 			"replacement) whenever an argument or `triggers` changes. Streamed and atomic per file; a symlink is never " +
-			"followed out of the workspace or the destination. Destroy removes only the files it exported.",
+			"followed out of the workspace or the destination. A host file already at a target path (or an exported " +
+			"copy changed since) fails the export and is never replaced. Destroy removes only the files it exported.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{Computed: true, MarkdownDescription: "Random id of this export.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
@@ -87,15 +91,17 @@ func (r *exportResource) Create(ctx context.Context, req resource.CreateRequest,
 		resp.Diagnostics.AddAttributeError(path.Root("workspace_id"), "Workspace not found", err.Error())
 		return
 	}
-	files, err := ws.Export(ctx, workspace.ExportRequest{Paths: globs, Destination: m.Destination.ValueString()})
+	res, err := ws.Export(ctx, workspace.ExportRequest{Paths: globs, Destination: m.Destination.ValueString()})
 	if err != nil {
 		// What was exported before the failure is removed again.
-		_, _ = r.eng.RemoveExport(m.Destination.ValueString(), files)
-		resp.Diagnostics.AddError("Export failed", err.Error())
+		_, _ = r.eng.RemoveExport(m.Destination.ValueString(), res.Files, res.Dirs)
+		resp.Diagnostics.AddAttributeError(path.Root("destination"), "Export failed", err.Error())
 		return
 	}
-	m.ID, m.Files = types.StringValue(newRunID()), digestMap(files)
+	m.ID, m.Files = types.StringValue(newRunID()), digestMap(res.Files)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	resp.Diagnostics.Append(setExportDirs(ctx, resp.Private, res.Dirs)...)
+	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateExportOursKey, nil)...)
 }
 
 // fileMap is the recorded files attribute.
@@ -105,26 +111,12 @@ func (m exportModel) fileMap(ctx context.Context, diags *diag.Diagnostics) map[s
 	return files
 }
 
-// Read checks the exported files at the destination: one missing or
-// changed leaves state, so the next apply exports again. The workspace is
-// not consulted: the copies outlive it.
+// Read keeps state as it is: the copies outlive the workspace, and a copy
+// missing or changed on the host is found by ModifyPlan, which replaces
+// the export (so destroy still knows every file it wrote).
 func (r *exportResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var m exportModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	st, err := r.eng.ExportState(m.Destination.ValueString(), m.fileMap(ctx, &resp.Diagnostics))
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot read the exported files", err.Error())
-		return
-	}
-	for _, ok := range st {
-		if !ok {
-			resp.State.RemoveResource(ctx)
-			return
-		}
-	}
 }
 
 // Update is never called with a change: every argument replaces.
@@ -141,7 +133,9 @@ func (r *exportResource) Delete(ctx context.Context, req resource.DeleteRequest,
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	kept, err := r.eng.RemoveExport(m.Destination.ValueString(), m.fileMap(ctx, &resp.Diagnostics))
+	dirs, diags := exportDirs(ctx, req.Private)
+	resp.Diagnostics.Append(diags...)
+	kept, err := r.eng.RemoveExport(m.Destination.ValueString(), m.fileMap(ctx, &resp.Diagnostics), dirs)
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot remove the exported files", err.Error())
 		return

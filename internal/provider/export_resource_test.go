@@ -4,8 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
+	"regexp"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -85,29 +84,57 @@ func exportSteps(t *testing.T, dest string, config string, check resource.TestCh
 			PreConfig: func() { must(t, os.Remove(filepath.Join(dest, "output/a.txt"))) },
 			Config:    config,
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction("sandbox_export.results", plancheck.ResourceActionCreate)}},
+				plancheck.ExpectResourceAction("sandbox_export.results", plancheck.ResourceActionDestroyBeforeCreate)}},
 			Check: checkExported(dest),
+		},
+		{
+			// An exported file edited on the host is refused at plan, and kept.
+			PreConfig:   func() { must(t, os.WriteFile(filepath.Join(dest, "output/a.txt"), []byte("EDITED\n"), 0o644)) },
+			Config:      config,
+			ExpectError: regexp.MustCompile(`(?s)Destination holds files.*already holds output/a.txt,.*move it away`),
 		},
 	}
 }
 
-// exportDestroyed checks that destroy removed exactly the exported files.
+// exportConflictCase has an export meet a host file it did not write: the
+// apply fails, and neither it nor destroy touch the destination.
+func exportConflictCase(t *testing.T, config func(dest string) string, checkGone resource.TestCheckFunc) resource.TestCase {
+	dest := filepath.Join(t.TempDir(), "precious")
+	want := map[string]string{"output/a.txt": "MY PRECIOUS HOST DATA\n 600"}
+	return resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Factories,
+		CheckDestroy: resource.ComposeTestCheckFunc(checkGone, func(*terraform.State) error {
+			if got, err := listTree(dest); err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
+				return fmt.Errorf("destination holds %v (%w), want %v", got, err, want)
+			}
+			return nil
+		}),
+		Steps: []resource.TestStep{{
+			PreConfig: func() {
+				must(t, os.MkdirAll(filepath.Join(dest, "output"), 0o755))
+				must(t, os.WriteFile(filepath.Join(dest, "output/a.txt"), []byte("MY PRECIOUS HOST DATA\n"), 0o600))
+			},
+			Config:      config(dest),
+			ExpectError: regexp.MustCompile(`(?s)already holds output/a.txt,.*move it away, or choose another destination`),
+		}},
+	}
+}
+
+// exportDestroyed checks that destroy removed exactly the exported files
+// still as written (the edited output/a.txt stays) and the directory it
+// created and emptied.
 func exportDestroyed(dest string) resource.TestCheckFunc {
 	return func(*terraform.State) error {
 		got, err := listTree(dest)
 		if err != nil {
 			return err
 		}
-		names := make([]string, 0, len(got))
-		for n := range got {
-			names = append(names, n)
+		want := map[string]string{"foreign.txt": "kept\n 644", "output/a.txt": "EDITED\n 644"}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			return fmt.Errorf("after destroy the destination holds %v, want %v", got, want)
 		}
-		sort.Strings(names)
-		if strings.Join(names, ",") != "foreign.txt" {
-			return fmt.Errorf("after destroy the destination holds %v", names)
-		}
-		if _, err := os.Stat(filepath.Join(dest, "output")); !os.IsNotExist(err) {
-			return fmt.Errorf("the emptied output directory was left: %w", err)
+		if _, err := os.Stat(filepath.Join(dest, "output/sub")); !os.IsNotExist(err) {
+			return fmt.Errorf("the emptied output/sub directory was left: %w", err)
 		}
 		return nil
 	}
@@ -123,6 +150,8 @@ func TestAccExport_local(t *testing.T) {
 		CheckDestroy:             exportDestroyed(dest),
 		Steps:                    exportSteps(t, dest, env.config(exportBody(secret, dest)), func(*terraform.State) error { return nil }),
 	})
+	resource.Test(t, exportConflictCase(t, func(d string) string { return env.config(exportBody(secret, d)) },
+		func(*terraform.State) error { return nil }))
 }
 
 func TestAccExport_docker(t *testing.T) {
@@ -134,4 +163,5 @@ func TestAccExport_docker(t *testing.T) {
 		Steps: exportSteps(t, dest, env.config("", exportBody("/etc/passwd", dest)),
 			env.expectSh("cat /workspace/output/a.txt; readlink /workspace/output/host", "a\n/etc/passwd")),
 	})
+	resource.Test(t, exportConflictCase(t, func(d string) string { return env.config("", exportBody("/etc/passwd", d)) }, env.checkGone))
 }

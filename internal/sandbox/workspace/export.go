@@ -27,51 +27,80 @@ type ExportRequest struct {
 	Destination string
 }
 
+// ExportResult is what an export wrote: path → SHA-256 (hex) of each file,
+// and the directories below the destination it created (parents first).
+type ExportResult struct {
+	Files map[string]string
+	Dirs  []string
+}
+
 // Export copies every regular file of w matching req.Paths to the same
-// relative path below req.Destination and returns path → SHA-256 (hex) of
-// what it wrote. Symlinks in the workspace are never followed (a symlink
-// matching a glob is skipped, and the walk does not descend into one);
-// below the destination, every component is resolved without leaving it
-// (os.Root), and each file is written to a temporary name and renamed
-// into place, so a file is either the whole export or untouched.
-func (w *Workspace) Export(ctx context.Context, req ExportRequest) (map[string]string, error) {
+// relative path below req.Destination. Symlinks in the workspace are never
+// followed (a symlink matching a glob is skipped, and the walk does not
+// descend into one); below the destination, every component is resolved
+// without leaving it (os.Root). Nothing already at a target path is
+// replaced: every target is checked before the first is written (an
+// *ExportConflictError names them), and each file is written to a
+// temporary name and linked into place only if its path is still free, so
+// a file is either the whole export or untouched.
+func (w *Workspace) Export(ctx context.Context, req ExportRequest) (ExportResult, error) {
+	res := ExportResult{Files: map[string]string{}}
 	reader, ok := w.Backend.(backend.FileReader)
 	if !ok {
-		return nil, fmt.Errorf("workspace %s cannot read files", w.ID)
+		return res, fmt.Errorf("workspace %s cannot read files", w.ID)
 	}
+	tree, err := w.exportTree(ctx, req.Paths)
+	if err != nil {
+		return res, err
+	}
+	dest := w.eng.HostPath(req.Destination)
+	if err := os.MkdirAll(dest, 0o755); err != nil {
+		return res, err
+	}
+	root, err := os.OpenRoot(dest)
+	if err != nil {
+		return res, err
+	}
+	defer root.Close()
+	if err := exportConflicts(root, req.Destination, tree, nil); err != nil {
+		return res, err
+	}
+	for _, f := range tree {
+		dirs, err := mkdirsInRoot(root, path.Dir(f.Rel))
+		res.Dirs = append(res.Dirs, dirs...)
+		if err == nil {
+			var sum string
+			if sum, err = exportFile(ctx, reader, root, f); err == nil {
+				res.Files[f.Rel] = sum
+				continue
+			}
+		}
+		var conflict *ExportConflictError
+		if errors.As(err, &conflict) {
+			conflict.Destination = req.Destination
+			return res, err
+		}
+		return res, fmt.Errorf("exporting %s to %s: %w", f.Rel, req.Destination, err)
+	}
+	return res, nil
+}
+
+// exportTree lists the regular files of w matching globs.
+func (w *Workspace) exportTree(ctx context.Context, globs []string) ([]backend.TreeFile, error) {
 	tree, err := w.Backend.WalkFiles(ctx, ".")
 	if err != nil {
 		return nil, err
 	}
-	dest := w.eng.HostPath(req.Destination)
-	if err := os.MkdirAll(dest, 0o755); err != nil {
-		return nil, err
-	}
-	root, err := os.OpenRoot(dest)
-	if err != nil {
-		return nil, err
-	}
-	defer root.Close()
-	out := map[string]string{}
+	var out []backend.TreeFile
 	for _, f := range tree {
-		if f.SHA256 == "" || !matchAny(req.Paths, f.Rel) {
-			continue // a symlink, or not asked for
+		if f.SHA256 != "" && matchAny(globs, f.Rel) { // not a symlink, and asked for
+			out = append(out, f)
 		}
-		sum, err := exportFile(ctx, reader, root, f)
-		if err != nil {
-			return out, fmt.Errorf("exporting %s to %s: %w", f.Rel, req.Destination, err)
-		}
-		out[f.Rel] = sum
 	}
 	return out, nil
 }
 
 func exportFile(ctx context.Context, r backend.FileReader, root *os.Root, f backend.TreeFile) (string, error) {
-	if dir := path.Dir(f.Rel); dir != "." {
-		if err := root.MkdirAll(dir, 0o755); err != nil {
-			return "", err
-		}
-	}
 	b := make([]byte, 8)
 	_, _ = rand.Read(b)
 	tmp := path.Join(path.Dir(f.Rel), ".sandbox-export-"+hex.EncodeToString(b))
@@ -79,6 +108,7 @@ func exportFile(ctx context.Context, r backend.FileReader, root *os.Root, f back
 	if err != nil {
 		return "", err
 	}
+	defer func() { _ = root.Remove(tmp) }()
 	h := sha256.New()
 	_, err = r.ReadFile(ctx, f.Rel, io.MultiWriter(out, h), 1<<62)
 	if err == nil {
@@ -91,27 +121,30 @@ func exportFile(ctx context.Context, r backend.FileReader, root *os.Root, f back
 		err = cerr
 	}
 	if err == nil {
-		err = root.Rename(tmp, f.Rel)
+		err = placeNoReplace(root, tmp, f.Rel)
 	}
 	if err != nil {
-		_ = root.Remove(tmp)
 		return "", err
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // ExportState reports which exported files are still at the destination
-// with the bytes written (path → true). It only reads.
+// with the bytes written (path → true; a missing destination has none).
+// It only reads.
 func (e *Engine) ExportState(destination string, files map[string]string) (map[string]bool, error) {
+	ok := map[string]bool{}
 	root, err := os.OpenRoot(e.HostPath(destination))
 	if errors.Is(err, fs.ErrNotExist) {
-		return map[string]bool{}, nil
+		for rel := range files {
+			ok[rel] = false
+		}
+		return ok, nil
 	}
 	if err != nil {
 		return nil, err
 	}
 	defer root.Close()
-	ok := map[string]bool{}
 	for rel, want := range files {
 		ok[rel] = hashInRoot(root, rel) == want
 	}
@@ -135,9 +168,9 @@ func hashInRoot(root *os.Root, rel string) string {
 }
 
 // RemoveExport removes the exported files that still hold the bytes
-// written, then the directories below the destination left empty; other
-// files are left in place and listed in the result.
-func (e *Engine) RemoveExport(destination string, files map[string]string) ([]string, error) {
+// written, then those of dirs (the directories the export created) left
+// empty; other files are left in place and listed in the result.
+func (e *Engine) RemoveExport(destination string, files map[string]string, dirs []string) ([]string, error) {
 	root, err := os.OpenRoot(e.HostPath(destination))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -147,11 +180,7 @@ func (e *Engine) RemoveExport(destination string, files map[string]string) ([]st
 	}
 	defer root.Close()
 	var kept []string
-	dirs := map[string]bool{}
 	for rel, want := range files {
-		for d := path.Dir(rel); d != "."; d = path.Dir(d) {
-			dirs[d] = true
-		}
 		switch hashInRoot(root, rel) {
 		case want:
 			if err := root.Remove(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -162,10 +191,7 @@ func (e *Engine) RemoveExport(destination string, files map[string]string) ([]st
 			kept = append(kept, rel)
 		}
 	}
-	ordered := make([]string, 0, len(dirs))
-	for d := range dirs {
-		ordered = append(ordered, d)
-	}
+	ordered := append([]string(nil), dirs...)
 	sort.Slice(ordered, func(i, j int) bool { return strings.Count(ordered[i], "/") > strings.Count(ordered[j], "/") })
 	for _, d := range ordered {
 		_ = root.Remove(d) // fails, harmlessly, on a directory that holds other files
