@@ -31,7 +31,10 @@ resource "sandbox_git_repo" "g" {
 `, "file://"+filepath.Join(f.root, "private.git"))), 0o644))
 	c := newCLIRun(t, dir)
 	c.run("apply-ws.log", "apply", "-input=false", "-auto-approve", "-no-color", "-target=sandbox_workspace.ws")
-	t.Cleanup(func() { c.run("destroy.log", "destroy", "-input=false", "-auto-approve", "-no-color") })
+	// The refused checkout is never created; destroy what was.
+	t.Cleanup(func() {
+		c.run("destroy.log", "destroy", "-input=false", "-auto-approve", "-no-color", "-target=sandbox_workspace.ws")
+	})
 	if code := c.exitCode("plan.log", "plan", "-input=false", "-no-color"); code != 1 {
 		t.Fatalf("plan of a repository outside the working directory exited %d, want 1:\n%s", code, c.last)
 	}
