@@ -83,6 +83,8 @@ func fileDataSteps(config func(string) string, check resource.TestCheckFunc) []r
 		// A workspace file may hold a secret: its content is sensitive, so
 		// an output of it must say so.
 		{Config: config(fileDataBody + fileDataLeak), ExpectError: regexp.MustCompile(`(?s)Output refers to sensitive values`)},
+		// The last configuration is what the test destroys with: a valid one.
+		{Config: config(fileDataBody)},
 	}
 }
 
