@@ -159,25 +159,35 @@ func (p Policy) openLeaf(abs, anchor string) (*os.File, os.FileInfo, error) {
 // local_checksum_error (src "<src>/<rel>") when a read fails while hashing.
 func (p Policy) ScanDir(ctx context.Context, src string) (sandbox.TreeDigest, error) {
 	err := ctx.Err()
-	var abs, anchor string
+	var t *hostTarget
 	if err == nil {
-		abs, anchor, err = p.locate(src)
+		t, err = p.dirTarget(src)
 	}
 	if err == nil {
-		var t *hostTarget
-		if t, err = p.inspect(abs, anchor); err == nil {
-			if fi := t.leafInfo(); !fi.IsDir() {
-				err = typeFault(fi, "directory")
-			} else {
-				var td sandbox.TreeDigest
-				if td, err = p.scanTree(ctx, t); err == nil {
-					td.Source = src
-					return td, nil
-				}
-			}
+		var td sandbox.TreeDigest
+		if td, err = p.scanTree(ctx, t); err == nil {
+			td.Source = src
+			return td, nil
 		}
 	}
 	return sandbox.TreeDigest{}, p.dirError(src, err)
+}
+
+// dirTarget locates and inspects the host directory src: confined, no
+// symlink on the way, a directory. Errors are internal faults for dirError.
+func (p Policy) dirTarget(src string) (*hostTarget, error) {
+	abs, anchor, err := p.locate(src)
+	if err != nil {
+		return nil, err
+	}
+	t, err := p.inspect(abs, anchor)
+	if err != nil {
+		return nil, err
+	}
+	if fi := t.leafInfo(); !fi.IsDir() {
+		return nil, typeFault(fi, "directory")
+	}
+	return t, nil
 }
 
 // CheckDir checks, without reading it, that src is a host directory the
@@ -185,18 +195,11 @@ func (p Policy) ScanDir(ctx context.Context, src string) (sandbox.TreeDigest, er
 // LocalDir rules). It returns its absolute path. A local Git repository
 // (a file:// clone URL) is confined by it like any other host source.
 func (p Policy) CheckDir(src string) (string, error) {
-	abs, anchor, err := p.locate(src)
-	if err == nil {
-		var t *hostTarget
-		if t, err = p.inspect(abs, anchor); err == nil {
-			if fi := t.leafInfo(); !fi.IsDir() {
-				err = typeFault(fi, "directory")
-			} else {
-				return abs, nil
-			}
-		}
+	t, err := p.dirTarget(src)
+	if err != nil {
+		return "", p.dirError(src, err)
 	}
-	return "", p.dirError(src, err)
+	return t.abs, nil
 }
 
 // TreeVisit is one regular file of a directory walked by VisitDir.
