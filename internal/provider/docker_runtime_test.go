@@ -27,7 +27,7 @@ func TestAccDockerIsolation_unknownRuntime(t *testing.T) {
 		Steps: []resource.TestStep{{
 			Config:      env.configDocker(`runtime = "no-such-runtime"`, "", ""),
 			PlanOnly:    true,
-			ExpectError: regexp.MustCompile(`(?s)Unknown runtime.*no runtime "no-such-runtime";\s+it\s+has\s+runc`),
+			ExpectError: regexp.MustCompile(`(?s)Unknown runtime.*no\s+runtime\s+"no-such-runtime";\s+it\s+has\s+.*\brunc\b`),
 		}},
 	})
 }
