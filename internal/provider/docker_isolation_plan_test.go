@@ -49,3 +49,39 @@ func TestAccDockerIsolation_defaultRuntimeNamed(t *testing.T) {
 		CheckDestroy: env.checkGone,
 	})
 }
+
+// Sizes compare by byte count: "64m" respelled "65536k" and "16m" "16M"
+// is no change, and the container keeps its limits.
+func TestAccDockerIsolation_sizeRespelled(t *testing.T) {
+	env := newDockerEnv(t)
+	sizes := func(mem, shm string) string { return fmt.Sprintf("memory = %q\n    shm_size = %q", mem, shm) }
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Factories,
+		TerraformVersionChecks:   requireTF111,
+		Steps: []resource.TestStep{
+			{Config: env.configDocker(sizes("64m", "16m"), "", alive), Check: env.expectHost(expectLimits(64<<20, 64<<20, 0, 0))},
+			{
+				Config:           env.configDocker(sizes("65536k", "16M"), "", alive),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("sandbox_workspace.ws", tfjsonpath.New("docker").AtMapKey("memory"), knownvalue.StringExact("64m")),
+				},
+				Check: env.expectHost(func(hc *container.HostConfig) error {
+					if hc.Memory != 64<<20 || hc.ShmSize != 16<<20 {
+						return fmt.Errorf("docker inspect: Memory %d, ShmSize %d", hc.Memory, hc.ShmSize)
+					}
+					return nil
+				}),
+			},
+			{
+				// A different byte count still changes the limit in place.
+				Config: env.configDocker(sizes("98304k", "16M"), "", alive),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("sandbox_workspace.ws", plancheck.ResourceActionUpdate),
+				}},
+				Check: env.expectHost(expectLimits(96<<20, 96<<20, 0, 0)),
+			},
+		},
+		CheckDestroy: env.checkGone,
+	})
+}
