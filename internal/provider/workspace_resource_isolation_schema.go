@@ -52,7 +52,8 @@ func isolationAttributes() map[string]schema.Attribute {
 		"cpus": schema.Float64Attribute{Optional: true, MarkdownDescription: "CPUs the container may use, such as `1.5`. Unset: " +
 			"no limit. " + liveDesc, Validators: []validator.Float64{float64validator.AtLeast(0.01)}},
 		"pids_limit": schema.Int64Attribute{Optional: true, MarkdownDescription: "Most processes (and threads) the container may " +
-			"run at once; a fork beyond it fails. Unset: no limit. " + liveDesc,
+			"run at once; a fork beyond it fails. At least `16`: each operation of the provider runs a program in the " +
+			"container with `docker exec`, which needs processes of its own. Unset: no limit. " + liveDesc,
 			Validators: []validator.Int64{int64validator.AtLeast(1)}},
 		"disk": size("Size limit of the workspace root, a tmpfs of this size: a write beyond it fails with ENOSPC. " +
 			"[Held in memory](#limits-and-hardening). " + sizeDesc + " At least `1m`. Unset: no limit. " + replaceDesc),

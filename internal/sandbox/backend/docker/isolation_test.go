@@ -135,6 +135,8 @@ func TestIsolationValidate(t *testing.T) {
 		{Isolation{Tmpfs: map[string]string{"/.sandbox-fs-helper": ""}}, false, "tmpfs"},
 		{Isolation{CapDrop: []string{"NOPE"}}, false, "cap_drop"},
 		{Isolation{Memory: 64 << 20, MemorySwap: -1}, false, ""},
+		{Isolation{PidsLimit: MinPidsLimit - 1}, false, "pids_limit"},
+		{Isolation{PidsLimit: MinPidsLimit}, false, ""},
 	} {
 		err := tc.iso.Validate("/workspace", nil, tc.accounts)
 		var fe *FieldError
