@@ -18,8 +18,9 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/docker/dockertest"
 )
 
-// A runtime the daemon does not have fails the plan, naming those it has.
-func TestAccDockerIsolation_unknownRuntime(t *testing.T) {
+// A runtime the daemon does not have fails the plan, naming those it has;
+// so does a pids_limit below what the provider's own docker exec needs.
+func TestAccDockerIsolation_planRefusals(t *testing.T) {
 	env := newDockerEnv(t)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6Factories,
@@ -28,6 +29,10 @@ func TestAccDockerIsolation_unknownRuntime(t *testing.T) {
 			Config:      env.configDocker(`runtime = "no-such-runtime"`, "", ""),
 			PlanOnly:    true,
 			ExpectError: regexp.MustCompile(`(?s)Unknown runtime.*no\s+runtime\s+"no-such-runtime";\s+it\s+has\s+.*\brunc\b`),
+		}, {
+			Config:      env.configDocker("pids_limit = 5", "", ""),
+			PlanOnly:    true,
+			ExpectError: regexp.MustCompile(`(?s)pids_limit.*5 is below the minimum of 16`),
 		}},
 	})
 }

@@ -103,6 +103,7 @@ func (r *workspaceResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		k.modifyPlan(ctx, r.eng, req, resp, plan)
 	}
 	planRestore(ctx, r.eng, req, resp, plan)
+	planKeepsEndpoints(ctx, req, resp)
 }
 
 // planRestart plans a stopped container's start: running becomes true, and

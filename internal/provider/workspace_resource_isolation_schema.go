@@ -39,19 +39,25 @@ func isolationAttributes() map[string]schema.Attribute {
 		return schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(def), MarkdownDescription: desc}
 	}
 	baseline := "`" + strings.Join(workspace.DockerBaselineCaps, "`, `") + "`"
+	size := func(desc string) schema.StringAttribute {
+		a := str(desc)
+		a.PlanModifiers = []planmodifier.String{sameSizeKeepsState{}}
+		return a
+	}
 	return map[string]schema.Attribute{
-		"memory": str("Hard memory limit of the container. " + sizeDesc + " At least `6m`. A command the out-of-memory killer " +
+		"memory": size("Hard memory limit of the container. " + sizeDesc + " At least `6m`. A command the out-of-memory killer " +
 			"stops exits with 137 and fails saying it ran out of memory. Unset: no limit. " + liveDesc),
-		"memory_swap": str("Memory plus swap the container may use. " + sizeDesc + " Default: equal to `memory`, so no swap; " +
+		"memory_swap": size("Memory plus swap the container may use. " + sizeDesc + " Default: equal to `memory`, so no swap; " +
 			"`\"-1\"` for unlimited swap. Needs `memory`. Changed in place (`docker update`)."),
 		"cpus": schema.Float64Attribute{Optional: true, MarkdownDescription: "CPUs the container may use, such as `1.5`. Unset: " +
 			"no limit. " + liveDesc, Validators: []validator.Float64{float64validator.AtLeast(0.01)}},
 		"pids_limit": schema.Int64Attribute{Optional: true, MarkdownDescription: "Most processes (and threads) the container may " +
-			"run at once; a fork beyond it fails. Unset: no limit. " + liveDesc,
+			"run at once; a fork beyond it fails. At least `16`: each operation of the provider runs a program in the " +
+			"container with `docker exec`, which needs processes of its own. Unset: no limit. " + liveDesc,
 			Validators: []validator.Int64{int64validator.AtLeast(1)}},
-		"disk": str("Size limit of the workspace root, a tmpfs of this size: a write beyond it fails with ENOSPC. " +
+		"disk": size("Size limit of the workspace root, a tmpfs of this size: a write beyond it fails with ENOSPC. " +
 			"[Held in memory, and lost when the container stops](#limits-and-hardening). " + sizeDesc + " At least `1m`. Unset: no limit. " + replaceDesc),
-		"shm_size": str("Size of `/dev/shm`. " + sizeDesc + " Default: Docker's `64m`. " + replaceDesc),
+		"shm_size": size("Size of `/dev/shm`. " + sizeDesc + " Default: Docker's `64m`. " + replaceDesc),
 		"tmpfs": strMap("tmpfs mounts, absolute path to mount options (`{ \"/tmp\" = \"size=256m\" }`), as " +
 			"`docker run --tmpfs`. Not at the root when `disk` is set. " + replaceDesc),
 		"ulimits": strMap("Ulimits, name to `\"soft:hard\"` or one number for both (`{ nofile = \"1024:2048\" }`). " +

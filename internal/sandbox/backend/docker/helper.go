@@ -158,7 +158,13 @@ func (d *Daemon) helperBroken(ctx context.Context, containerID string, h helperB
 				h.path, h.machine, info.Info.Architecture, HelperEnv)
 		}
 	}
-	return fmt.Errorf("the file helper copied into container %s at %s does not run", short(containerID), h.containerPath())
+	msg := fmt.Sprintf("the file helper copied into container %s at %s does not run", short(containerID), h.containerPath())
+	if c, found, ierr := d.inspect(ctx, containerID); ierr == nil && found && c.HostConfig != nil &&
+		c.HostConfig.PidsLimit != nil && *c.HostConfig.PidsLimit > 0 {
+		msg += fmt.Sprintf(": the container's process limit (pids_limit = %d) is probably reached, so docker exec cannot start "+
+			"it; raise pids_limit, or run fewer processes at once in the container", *c.HostConfig.PidsLimit)
+	}
+	return errors.New(msg)
 }
 
 func archMatches(m elf.Machine, arch string) bool {

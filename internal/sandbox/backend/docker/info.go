@@ -34,8 +34,11 @@ type Info struct {
 	Environment  map[string]string
 	Volumes      []VolumeMount
 	// Isolation is read back from the container's configuration (its
-	// Runtime is "" when the container runs the daemon's default).
+	// Runtime is "" when the container runs the daemon's default without
+	// LabelSpec naming it).
 	Isolation Isolation
+	// namedRuntime is the runtime LabelSpec names ("": none).
+	namedRuntime string
 }
 
 // Describe reads Info from the daemon.
@@ -90,6 +93,6 @@ func (b *Backend) Describe(ctx context.Context) (Info, error) {
 		root = c.Config.Labels[LabelRoot]
 	}
 	_, def, _ := b.d.Runtimes(ctx)
-	info.Isolation = readIsolation(c.Config, c.HostConfig, root, def, info.FUSE)
+	info.Isolation = readIsolation(c.Config, c.HostConfig, root, def, info.namedRuntime, info.FUSE)
 	return info, nil
 }

@@ -276,8 +276,10 @@ func applyIsolation(s Spec, cfg *container.Config, hc *container.HostConfig) {
 }
 
 // readIsolation reads Isolation back from a container's configuration;
-// root is the workspace root, defaultRuntime the daemon's.
-func readIsolation(cfg *container.Config, hc *container.HostConfig, root, defaultRuntime string, fuse bool) Isolation {
+// root is the workspace root, defaultRuntime the daemon's and named the
+// runtime the container was created naming ("": none). The daemon's
+// default reads back as "" unless it was named.
+func readIsolation(cfg *container.Config, hc *container.HostConfig, root, defaultRuntime, named string, fuse bool) Isolation {
 	var iso Isolation
 	if cfg != nil {
 		iso.User = cfg.User
@@ -322,7 +324,7 @@ func readIsolation(cfg *container.Config, hc *container.HostConfig, root, defaul
 		}
 	}
 	iso.Init = hc.Init != nil && *hc.Init
-	if hc.Runtime != defaultRuntime {
+	if hc.Runtime != defaultRuntime || (named != "" && hc.Runtime == named) {
 		iso.Runtime = hc.Runtime
 	}
 	iso.ReadOnlyRootfs = hc.ReadonlyRootfs

@@ -36,6 +36,12 @@ const MinMemory = 6 << 20
 // temporary files.
 const MinDisk = 1 << 20
 
+// MinPidsLimit is the smallest PidsLimit: every operation of the provider
+// runs the file helper through docker exec, which needs the runtime's
+// exec process and the helper's threads (a Go program runs several) on top
+// of the container's own processes; below this the helper cannot start.
+const MinPidsLimit = 16
+
 // Validate checks iso for a container whose workspace root is root, with
 // volumes mounted and accounts to provision (hasAccounts); the first
 // problem is a *FieldError.
@@ -53,6 +59,9 @@ func (iso Isolation) Validate(root string, volumes []VolumeMount, hasAccounts bo
 		return fieldErr("cpus", "must be positive")
 	case iso.PidsLimit < 0:
 		return fieldErr("pids_limit", "must be positive")
+	case iso.PidsLimit > 0 && iso.PidsLimit < MinPidsLimit:
+		return fieldErr("pids_limit", "%d is below the minimum of %d: the provider runs its file helper and commands in the container "+
+			"with docker exec, which needs several processes and threads of its own beside the workspace's", iso.PidsLimit, MinPidsLimit)
 	case iso.Disk != 0 && iso.Disk < MinDisk:
 		return fieldErr("disk", "%s is below the minimum of 1m", FormatSize(iso.Disk))
 	case iso.ReadOnlyRootfs && hasAccounts:

@@ -111,7 +111,7 @@ func TestIsolationRoundTrip(t *testing.T) {
 	if len(hc.Mounts) != 1 || hc.Mounts[0].Target != "/.sandbox-fs-helper" {
 		t.Errorf("mounts %+v", hc.Mounts)
 	}
-	got := readIsolation(cfg, hc, "/workspace", "runc", true)
+	got := readIsolation(cfg, hc, "/workspace", "runc", "runsc", true)
 	want := iso
 	want.CapAdd, want.CapDrop = []string{"NET_RAW"}, []string{"FOWNER"}
 	if !reflect.DeepEqual(got, want) {
@@ -135,6 +135,8 @@ func TestIsolationValidate(t *testing.T) {
 		{Isolation{Tmpfs: map[string]string{"/.sandbox-fs-helper": ""}}, false, "tmpfs"},
 		{Isolation{CapDrop: []string{"NOPE"}}, false, "cap_drop"},
 		{Isolation{Memory: 64 << 20, MemorySwap: -1}, false, ""},
+		{Isolation{PidsLimit: MinPidsLimit - 1}, false, "pids_limit"},
+		{Isolation{PidsLimit: MinPidsLimit}, false, ""},
 	} {
 		err := tc.iso.Validate("/workspace", nil, tc.accounts)
 		var fe *FieldError
@@ -143,6 +145,24 @@ func TestIsolationValidate(t *testing.T) {
 			t.Errorf("%+v: %v", tc.iso, err)
 		case tc.field != "" && (!errors.As(err, &fe) || fe.Field != tc.field):
 			t.Errorf("%+v: got %v, want an error on %s", tc.iso, err, tc.field)
+		}
+	}
+}
+
+// The daemon's default runtime reads back as named when the container's
+// LabelSpec names it, and as "" when nothing named a runtime.
+func TestIsolationDefaultRuntime(t *testing.T) {
+	for _, tc := range []struct{ named, running, want string }{
+		{"runc", "runc", "runc"},
+		{"", "runc", ""},
+		{"", "runsc", "runsc"},
+		{"runsc", "runsc", "runsc"},
+	} {
+		var info Info
+		readSpecLabel(specLabelOf(Spec{Isolation: Isolation{Runtime: tc.named}}), nil, &info)
+		got := readIsolation(nil, &container.HostConfig{Runtime: tc.running}, "/workspace", "runc", info.namedRuntime, false)
+		if got.Runtime != tc.want {
+			t.Errorf("named %q, running %q: read back %q, want %q", tc.named, tc.running, got.Runtime, tc.want)
 		}
 	}
 }

@@ -25,6 +25,9 @@ type specLabel struct {
 	// (names only).
 	SecretEnvironment []string     `json:"secret_environment,omitempty"`
 	Volumes           []specVolume `json:"volumes,omitempty"`
+	// Runtime is the runtime the container was created with when one was
+	// named, so that naming the daemon's default reads back as named.
+	Runtime string `json:"runtime,omitempty"`
 }
 
 type specVolume struct {
@@ -39,7 +42,7 @@ type specGroup struct {
 }
 
 func specLabelOf(s Spec) string {
-	l := specLabel{ExposedPorts: s.ExposedPorts}
+	l := specLabel{ExposedPorts: s.ExposedPorts, Runtime: s.Isolation.Runtime}
 	for _, u := range s.Users {
 		l.Users = append(l.Users, u.Name)
 	}
@@ -74,6 +77,7 @@ func readSpecLabel(raw string, env []string, info *Info) {
 		return
 	}
 	info.HasSpec = true
+	info.namedRuntime = l.Runtime
 	info.ExposedPorts = l.ExposedPorts
 	for _, u := range l.Users {
 		info.Users = append(info.Users, sandbox.User{Name: u})
