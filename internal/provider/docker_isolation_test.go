@@ -203,11 +203,13 @@ resource "sandbox_file" "small" {
 }
 `
 
-// shm_size, tmpfs and ulimits as a command in the workspace sees them.
+// shm_size, tmpfs and ulimits as a command in the workspace sees them. The
+// nofile soft limit is read from process 1: runc 1.1's exec occasionally
+// raises it to the hard limit for an exec'd process (opencontainers/runc#4195).
 const mountsSeen = `
 resource "sandbox_command" "mounts" {
   workspace_id = sandbox_workspace.ws.id
-  shell        = "echo $(ulimit -n) $(ulimit -Hn); df -k /dev/shm /scratch | awk 'NR > 1 { print $6, $2 }'"
+  shell        = "echo $(awk '/^Max open files/ { print $4, $5 }' /proc/1/limits) $(ulimit -Hn); df -k /dev/shm /scratch | awk 'NR > 1 { print $6, $2 }'"
 }
 `
 
@@ -234,7 +236,7 @@ func TestAccDockerIsolation_disk(t *testing.T) {
 				Config: env.configDocker(diskAndMounts, "", fillDisk+mountsSeen),
 				Check: resource.ComposeTestCheckFunc(
 					resource.TestCheckResourceAttr("sandbox_command.mounts", "stdout",
-						"1024 2048\n/dev/shm 16384\n/scratch 8192\n"),
+						"1024 2048 2048\n/dev/shm 16384\n/scratch 8192\n"),
 					resource.TestMatchResourceAttr("sandbox_command.fill", "stdout",
 						regexp.MustCompile(`No space left on device\n(?:.*\n)*rc=1\n(\d+)\n$`)),
 					func(s *terraform.State) error {
