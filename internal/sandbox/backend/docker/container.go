@@ -15,6 +15,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/incontainer"
 )
 
 // Pull policies of Spec.PullPolicy.
@@ -113,17 +114,17 @@ type Daemon struct {
 	cli  *client.Client
 	err  error
 
+	helpers incontainer.HelperCache // containers whose helper answers
+
 	mu        sync.Mutex
-	helpers   map[string]string // container id -> helper path known installed
-	daemonID  string            // docker info ID, once read
-	runtimes  *runtimeInfo      // docker info runtimes, once read
-	memLimits map[string]bool   // container id -> whether it has a memory limit
-	installMu sync.Mutex        // serialises helper checks and installs
+	daemonID  string          // docker info ID, once read
+	runtimes  *runtimeInfo    // docker info runtimes, once read
+	memLimits map[string]bool // container id -> whether it has a memory limit
 }
 
 // NewDaemon returns a Daemon for cfg; nothing is contacted until used.
 func NewDaemon(cfg HostConfig) *Daemon {
-	return &Daemon{cfg: cfg, helpers: map[string]string{}, memLimits: map[string]bool{}}
+	return &Daemon{cfg: cfg, memLimits: map[string]bool{}}
 }
 
 func (d *Daemon) api() (*client.Client, error) {
@@ -170,7 +171,7 @@ func (d *Daemon) Create(ctx context.Context, s Spec) (*Backend, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating the container from %s: %w", s.Image, d.redactMounted(ctx, err, s.Volumes))
 	}
-	b := &Backend{d: d, id: created.ID, root: s.Root}
+	b := d.Open(created.ID, s.Root)
 	ok := false
 	defer func() {
 		if !ok {
@@ -180,18 +181,15 @@ func (d *Daemon) Create(ctx context.Context, s Spec) (*Backend, error) {
 	if _, err := cli.ContainerStart(ctx, created.ID, client.ContainerStartOptions{}); err != nil {
 		return nil, fmt.Errorf("starting container %s: %w", short(created.ID), d.redactMounted(ctx, err, s.Volumes))
 	}
-	if _, err := b.helper(ctx, OpInitRoot, ".", "", nil); err != nil {
+	if err := b.InitRoot(ctx); err != nil {
 		return nil, err
 	}
-	if err := b.provision(ctx, s.Users, s.Groups); err != nil {
+	if err := b.Provision(ctx, s.Users, s.Groups); err != nil {
 		return nil, err
 	}
 	ok = true
 	return b, nil
 }
-
-// OpInitRoot is the helper operation creating the root.
-const OpInitRoot = "init"
 
 func containerConfig(s Spec) (*container.Config, *container.HostConfig) {
 	labels := map[string]string{}
@@ -286,8 +284,8 @@ func (d *Daemon) Remove(ctx context.Context, containerID string) error {
 		return err
 	}
 	_, err = cli.ContainerRemove(ctx, containerID, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
+	d.helpers.Forget(containerID)
 	d.mu.Lock()
-	delete(d.helpers, containerID)
 	delete(d.memLimits, containerID)
 	d.mu.Unlock()
 	if err != nil && !cerrdefs.IsNotFound(err) {
@@ -298,7 +296,14 @@ func (d *Daemon) Remove(ctx context.Context, containerID string) error {
 
 // Open returns the Backend of an existing container; nothing is contacted.
 func (d *Daemon) Open(containerID, root string) *Backend {
-	return &Backend{d: d, id: containerID, root: root}
+	b := &Backend{d: d, id: containerID}
+	r := containerRunner{d: d, id: containerID}
+	b.Workspace = incontainer.New(r, containerID, root, &d.helpers, incontainer.Hooks{
+		Start:         b.Start,
+		MemoryLimited: func(ctx context.Context) bool { return d.memoryLimited(ctx, containerID) },
+		ExplainBroken: b.explainBroken,
+	})
+	return b
 }
 
 // FindWorkspace returns the id and root of the container labelled with

@@ -2,21 +2,18 @@ package docker
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
-	"github.com/google/uuid"
 	"github.com/moby/moby/api/pkg/stdcopy"
 	"github.com/moby/moby/client"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/fshelper"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/incontainer"
 )
 
 // execSpec is one `docker exec`.
@@ -113,60 +110,18 @@ func isBrokenPipe(err error) bool {
 	return strings.Contains(s, "broken pipe") || strings.Contains(s, "use of closed network connection")
 }
 
-// Exec runs a command in the container as the Python SDK's Docker backend does
-// (design/sdk-model.md §6.2): `docker exec` with the output demultiplexed, the working
-// directory the workspace root (or req.WorkDir below it), the user passed
-// natively to the daemon ("" is the image's user) and req.Env added, plus
-// fshelper.ExecTokenEnv set to a value unique to the run. On timeout the
-// file helper kills, as root, every process carrying that token (the
-// command and everything it started), and the error wraps
-// backend.ErrExecTimeout ("command timed out").
-func (b *Backend) Exec(ctx context.Context, req backend.ExecRequest) (sandbox.ExecResult, error) {
-	if len(req.Argv) == 0 {
-		return sandbox.ExecResult{}, errors.New("exec: empty command")
-	}
-	workdir := b.root
-	if req.WorkDir != "" && req.WorkDir != "." {
-		workdir = strings.TrimSuffix(b.root, "/") + "/" + req.WorkDir
-	}
-	env := make([]string, 0, len(req.Env)+1)
-	for k, v := range req.Env {
-		env = append(env, k+"="+v)
-	}
-	sort.Strings(env)
-	token := uuid.NewString()
-	env = append(env, fshelper.ExecTokenEnv+"="+token)
-	runCtx := ctx
-	if req.Timeout > 0 {
-		var cancel context.CancelFunc
-		runCtx, cancel = context.WithTimeout(ctx, req.Timeout)
-		defer cancel()
-	}
-	// In a memory-limited container, the out-of-memory killer's count
-	// before and after tells an exit by SIGKILL (137) at the limit apart.
-	var oomBefore int64 = -1
-	if b.d.memoryLimited(ctx, b.id) {
-		if n, err := b.oomKills(ctx); err == nil {
-			oomBefore = n
-		}
-	}
-	res, err := b.d.run(runCtx, b.id, execSpec{argv: req.Argv, user: req.User, workdir: workdir, env: env, limit: backend.MaxOutputBytes})
-	if err == nil && res.ExitCode == 137 && oomBefore >= 0 {
-		if n, oerr := b.oomKills(ctx); oerr == nil && n > oomBefore {
-			res.OOMKilled = true
-		}
-	}
-	if err != nil && errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
-		// Kill every process the command started: they all inherit the
-		// run's token, whatever process group or session they moved to.
-		killCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		defer cancel()
-		if _, kerr := b.helper(killCtx, fshelper.OpKillEnv, ".", token, nil); kerr != nil {
-			return sandbox.ExecResult{ExitCode: -1}, fmt.Errorf("%w after %s; killing its processes failed: %w",
-				backend.ErrExecTimeout, req.Timeout.Round(time.Millisecond), kerr)
-		}
-		return sandbox.ExecResult{ExitCode: -1}, fmt.Errorf("%w after %s; every process it started was killed",
-			backend.ErrExecTimeout, req.Timeout.Round(time.Millisecond))
-	}
-	return res, err
+// containerRunner runs processes in one container with `docker exec`.
+type containerRunner struct {
+	d  *Daemon
+	id string
 }
+
+var _ incontainer.Installer = containerRunner{}
+
+// Run implements incontainer.Runner.
+func (r containerRunner) Run(ctx context.Context, p incontainer.Proc) (sandbox.ExecResult, error) {
+	return r.d.run(ctx, r.id, execSpec{argv: p.Argv, user: p.User, workdir: p.WorkDir, env: p.Env, stdin: p.Stdin, limit: p.Limit, out: p.Out})
+}
+
+// Name implements incontainer.Runner.
+func (r containerRunner) Name() string { return "container " + short(r.id) }

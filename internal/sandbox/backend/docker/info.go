@@ -88,7 +88,7 @@ func (b *Backend) Describe(ctx context.Context) (Info, error) {
 			}
 		}
 	}
-	root := b.root
+	root := b.Root()
 	if c.Config != nil && c.Config.Labels[LabelRoot] != "" {
 		root = c.Config.Labels[LabelRoot]
 	}

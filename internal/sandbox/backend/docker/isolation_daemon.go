@@ -197,10 +197,3 @@ func (d *Daemon) memoryLimited(ctx context.Context, id string) bool {
 	d.mu.Unlock()
 	return v
 }
-
-// oomKills returns how many processes the kernel's out-of-memory killer
-// has killed in the container so far.
-func (b *Backend) oomKills(ctx context.Context) (int64, error) {
-	r, err := b.helper(ctx, fshelper.OpOOMKills, ".", "", nil)
-	return r.Size, err
-}

@@ -1,4 +1,4 @@
-package docker
+package incontainer
 
 import (
 	"bytes"
@@ -9,39 +9,38 @@ import (
 	"strconv"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
-
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/fshelper"
 )
 
-// Persist streams the tar of the workspace root to w, as the file helper
+// Persist streams the tar of the workspace root to out, as the file helper
 // writes it inside the container (fshelper.OpPersist): the excluded paths
 // and every mount point below the root are left out, no symlink is
-// followed, and nothing is held in memory on either side. The Docker
-// archive API is not used: it would not see mounts made inside the
-// container, nor leave them out.
-func (b *Backend) Persist(ctx context.Context, exclude []string, w io.Writer) error {
+// followed, and nothing is held in memory on either side. No archive API
+// of the container runtime is used: it would not see mounts made inside
+// the container, nor leave them out.
+func (w *Workspace) Persist(ctx context.Context, exclude []string, out io.Writer) error {
 	arg, err := json.Marshal(exclude)
 	if err != nil {
 		return err
 	}
-	return b.helperStream(ctx, fshelper.OpPersist, ".", string(arg), w)
+	return w.helperStream(ctx, fshelper.OpPersist, ".", string(arg), out)
 }
 
 // helperStream runs a helper operation whose stdout is a stream (no
-// Response) copied to w; a failure is reported on stderr with a non-zero
+// Response) copied to out; a failure is reported on stderr with a non-zero
 // exit status.
-func (b *Backend) helperStream(ctx context.Context, op, rel, arg string, w io.Writer) error {
+func (w *Workspace) helperStream(ctx context.Context, op, rel, arg string, out io.Writer) error {
 	helperCalls.Add(1)
-	p, err := b.d.ensureHelper(ctx, b.id)
+	p, err := w.cache.ensure(ctx, w)
 	if err != nil {
 		return err
 	}
-	res, err := b.d.run(ctx, b.id, execSpec{argv: []string{p, op, b.root, rel, arg}, user: "0:0", out: w, limit: 64 << 10})
+	res, err := w.r.Run(ctx, Proc{Argv: []string{p, op, w.root, rel, arg}, User: "0:0", Out: out, Limit: 64 << 10})
 	if err != nil {
 		return err
 	}
 	if res.ExitCode != 0 {
-		return fmt.Errorf("file helper %s %s in container %s failed: %s", op, rel, short(b.id), bytes.TrimSpace(res.Stderr))
+		return fmt.Errorf("file helper %s %s in %s failed: %s", op, rel, w.r.Name(), bytes.TrimSpace(res.Stderr))
 	}
 	return nil
 }
@@ -49,16 +48,16 @@ func (b *Backend) helperStream(ctx context.Context, op, rel, arg string, w io.Wr
 // Hydrate extracts the tar on r below the workspace root with the file
 // helper (fshelper.OpHydrate), which checks every member again as it
 // goes. It returns the number of regular files written.
-func (b *Backend) Hydrate(ctx context.Context, r io.Reader) (int, error) {
-	resp, err := b.helper(ctx, fshelper.OpHydrate, ".", "", r)
+func (w *Workspace) Hydrate(ctx context.Context, r io.Reader) (int, error) {
+	resp, err := w.helper(ctx, fshelper.OpHydrate, ".", "", r)
 	return int(resp.Size), err
 }
 
 // ReadFile implements backend.FileReader with the file helper
 // (fshelper.OpRead): the size is checked first with a stat, then the
-// content streams out of the `docker exec` to w.
-func (b *Backend) ReadFile(ctx context.Context, rel string, w io.Writer, limit int64) (int64, error) {
-	fi, err := b.Stat(ctx, rel)
+// content streams out of the container to out.
+func (w *Workspace) ReadFile(ctx context.Context, rel string, out io.Writer, limit int64) (int64, error) {
+	fi, err := w.Stat(ctx, rel)
 	if err != nil {
 		return 0, err
 	}
@@ -68,8 +67,8 @@ func (b *Backend) ReadFile(ctx context.Context, rel string, w io.Writer, limit i
 	if fi.Size > limit {
 		return fi.Size, fmt.Errorf("%s is %d bytes: %w (%d)", rel, fi.Size, backend.ErrTooLarge, limit)
 	}
-	cw := &countWriter{w: w}
-	err = b.helperStream(ctx, fshelper.OpRead, rel, strconv.FormatInt(limit, 10), cw)
+	cw := &countWriter{w: out}
+	err = w.helperStream(ctx, fshelper.OpRead, rel, strconv.FormatInt(limit, 10), cw)
 	return cw.n, err
 }
 

@@ -1,4 +1,4 @@
-package docker
+package incontainer
 
 import (
 	"context"
@@ -68,13 +68,14 @@ func AccountCommands(tools string, users []sandbox.User, groups []sandbox.Group)
 	return cmds
 }
 
-// provision creates the users and groups in the container as root. A
-// command that exits non-zero fails with the Python SDK's ExecNonZeroError.
-func (b *Backend) provision(ctx context.Context, users []sandbox.User, groups []sandbox.Group) error {
+// Provision creates the users and groups in the container as root, with
+// the image's own tools. A command that exits non-zero fails with the
+// Python SDK's ExecNonZeroError.
+func (w *Workspace) Provision(ctx context.Context, users []sandbox.User, groups []sandbox.Group) error {
 	if len(users) == 0 && len(groups) == 0 {
 		return nil
 	}
-	res, err := b.d.run(ctx, b.id, execSpec{argv: []string{"sh", "-c", detectScript}, user: "0:0"})
+	res, err := w.r.Run(ctx, Proc{Argv: []string{"sh", "-c", detectScript}, User: "0:0"})
 	if err != nil {
 		return fmt.Errorf("provisioning users and groups: %w", err)
 	}
@@ -84,7 +85,7 @@ func (b *Backend) provision(ctx context.Context, users []sandbox.User, groups []
 			strings.TrimSpace(string(res.Stderr)))
 	}
 	for _, argv := range AccountCommands(tools, users, groups) {
-		res, err := b.d.run(ctx, b.id, execSpec{argv: argv, user: "0:0"})
+		res, err := w.r.Run(ctx, Proc{Argv: argv, User: "0:0"})
 		if err != nil {
 			return fmt.Errorf("provisioning users and groups: %w", err)
 		}

@@ -1,0 +1,58 @@
+package incontainer
+
+import (
+	"context"
+	"io"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+)
+
+// Proc is one process to run in the container.
+type Proc struct {
+	// Argv is the program and its arguments (no shell).
+	Argv []string
+	// User runs the process as this user: a name known to the container or
+	// "uid:gid"; "" leaves the container's default user.
+	User string
+	// WorkDir is the absolute working directory; "" leaves the default.
+	WorkDir string
+	// Env holds "NAME=value" entries added to the container's environment.
+	Env []string
+	// Stdin, when set, is streamed to the process and then half-closed.
+	Stdin io.Reader
+	// Limit caps the bytes kept per output stream; 0 keeps everything.
+	Limit int
+	// Out, when set, receives stdout as it streams instead of memory.
+	Out io.Writer
+}
+
+// Runner runs processes in one container.
+type Runner interface {
+	// Run runs p and waits for it. A non-zero exit is not an error; a
+	// container that is not running gives an error wrapping
+	// backend.ErrStopped. Cancelling ctx abandons the process.
+	Run(ctx context.Context, p Proc) (sandbox.ExecResult, error)
+	// Name names the container in errors ("container 0123abcd4567").
+	Name() string
+}
+
+// Installer is implemented by a Runner that can copy the helper into its
+// container by its own means (Docker's archive API), tried before
+// streaming it through a shell.
+type Installer interface {
+	InstallHelper(ctx context.Context, h Helper) error
+}
+
+// Hooks are what a workspace kind adds to the common operations; every
+// field may be nil.
+type Hooks struct {
+	// Start starts a stopped container before an operation that changes
+	// the workspace (a plan, which only reads, never starts anything).
+	Start func(ctx context.Context) error
+	// MemoryLimited reports whether the container has a memory limit, so
+	// that an exit by SIGKILL can be told apart as the out-of-memory killer.
+	MemoryLimited func(ctx context.Context) bool
+	// ExplainBroken returns why the installed helper may not run (an
+	// architecture mismatch, a process limit), or "".
+	ExplainBroken func(ctx context.Context, h Helper) string
+}

@@ -1,0 +1,222 @@
+package incontainer
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"strconv"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/fshelper"
+)
+
+// Workspace is a workspace root inside one container. It implements every
+// file operation of backend.Backend and Exec; the workspace kind embeds it
+// and adds Kind, Exists and what only it can do.
+type Workspace struct {
+	r     Runner
+	key   string // the container's key in the helper cache
+	root  string
+	cache *HelperCache
+	hooks Hooks
+}
+
+// New returns the workspace rooted at root in the container r runs in; key
+// identifies the container in cache (its id).
+func New(r Runner, key, root string, cache *HelperCache, hooks Hooks) *Workspace {
+	return &Workspace{r: r, key: key, root: root, cache: cache, hooks: hooks}
+}
+
+var _ backend.BatchWriter = (*Workspace)(nil)
+
+// Root returns the absolute workspace root inside the container.
+func (w *Workspace) Root() string { return w.root }
+
+// Runner returns the runner of the workspace's container.
+func (w *Workspace) Runner() Runner { return w.r }
+
+// HelperPath returns the helper's path in the container, installing it
+// when it is not there yet.
+func (w *Workspace) HelperPath(ctx context.Context) (string, error) {
+	return w.cache.ensure(ctx, w)
+}
+
+// helper runs one helper operation on the workspace and decodes its
+// response; a Response error comes back as an error wrapping the matching
+// backend sentinel.
+func (w *Workspace) helper(ctx context.Context, op, rel, arg string, stdin io.Reader) (fshelper.Response, error) {
+	helperCalls.Add(1)
+	p, err := w.startedHelper(ctx, op)
+	if err != nil {
+		return fshelper.Response{}, err
+	}
+	argv := []string{p, op, w.root, rel}
+	if arg != "" {
+		argv = append(argv, arg)
+	}
+	res, err := w.r.Run(ctx, Proc{Argv: argv, User: "0:0", Stdin: stdin})
+	if err != nil {
+		return fshelper.Response{}, err
+	}
+	var r fshelper.Response
+	if res.ExitCode != 0 || json.Unmarshal(res.Stdout, &r) != nil {
+		return fshelper.Response{}, fmt.Errorf("file helper %s %s in %s exited with code %d: %s",
+			op, rel, w.r.Name(), res.ExitCode, bytes.TrimSpace(append(res.Stderr, res.Stdout...)))
+	}
+	if r.Error != nil {
+		return r, r.Error.Err()
+	}
+	return r, nil
+}
+
+// startedHelper returns the helper's path for op; only an operation that
+// changes the workspace starts a stopped container for it (a plan, which
+// only reads, leaves it stopped).
+func (w *Workspace) startedHelper(ctx context.Context, op string) (string, error) {
+	p, err := w.cache.ensure(ctx, w)
+	if isStopped(err) && changes(op) && w.hooks.Start != nil {
+		if serr := w.hooks.Start(ctx); serr != nil {
+			return "", fmt.Errorf("%w; starting it failed: %w", err, serr)
+		}
+		p, err = w.cache.ensure(ctx, w)
+	}
+	return p, err
+}
+
+func isStopped(err error) bool { return errors.Is(err, backend.ErrStopped) }
+
+// changes reports whether a helper operation changes the workspace; only
+// such operations start a stopped container. An operation not listed here
+// never does.
+func changes(op string) bool {
+	switch op {
+	case fshelper.OpWrite, fshelper.OpMkdir, fshelper.OpChmod, fshelper.OpChgrp, fshelper.OpChown, fshelper.OpChownTree,
+		fshelper.OpRemove, fshelper.OpRemoveAll, fshelper.OpRemoveTree, fshelper.OpHydrate, fshelper.OpInit:
+		return true
+	}
+	return false
+}
+
+// helperBroken explains why an installed helper does not run.
+func (w *Workspace) helperBroken(ctx context.Context, h Helper) error {
+	msg := fmt.Sprintf("the file helper copied into %s at %s does not run", w.r.Name(), h.ContainerPath())
+	if w.hooks.ExplainBroken != nil {
+		if why := w.hooks.ExplainBroken(ctx, h); why != "" {
+			msg += ": " + why
+		}
+	}
+	return fmt.Errorf("%s", msg)
+}
+
+// InitRoot creates the workspace root (mode 0755) when it is missing,
+// refusing a symlink or a non-directory there.
+func (w *Workspace) InitRoot(ctx context.Context) error {
+	_, err := w.helper(ctx, fshelper.OpInit, ".", "", nil)
+	return err
+}
+
+// OOMKills returns how many processes the kernel's out-of-memory killer
+// has killed in the container so far.
+func (w *Workspace) OOMKills(ctx context.Context) (int64, error) {
+	r, err := w.helper(ctx, fshelper.OpOOMKills, ".", "", nil)
+	return r.Size, err
+}
+
+// Stat describes rel without following a final symlink; Group is the
+// group's name in the container's /etc/group, or the decimal gid.
+func (w *Workspace) Stat(ctx context.Context, rel string) (backend.FileInfo, error) {
+	r, err := w.helper(ctx, fshelper.OpStat, rel, "", nil)
+	if err != nil {
+		return backend.FileInfo{}, err
+	}
+	if r.Info == nil {
+		return backend.FileInfo{}, fmt.Errorf("stat %s: the file helper returned no information", rel)
+	}
+	return *r.Info, nil
+}
+
+// MkdirAll creates rel and its missing parents with exactly perm.
+func (w *Workspace) MkdirAll(ctx context.Context, rel string, perm fs.FileMode) error {
+	_, err := w.helper(ctx, fshelper.OpMkdir, rel, strconv.FormatUint(uint64(perm), 10), nil)
+	return err
+}
+
+// Chmod sets the mode of rel; no symlink is followed.
+func (w *Workspace) Chmod(ctx context.Context, rel string, perm fs.FileMode) error {
+	_, err := w.helper(ctx, fshelper.OpChmod, rel, strconv.FormatUint(uint64(perm), 10), nil)
+	return err
+}
+
+// Chgrp changes the group of rel to a group of the container (name or
+// decimal gid); no symlink is followed.
+func (w *Workspace) Chgrp(ctx context.Context, rel string, group string) error {
+	_, err := w.helper(ctx, fshelper.OpChgrp, rel, group, nil)
+	return err
+}
+
+// Chown changes the owner and group of rel (and, with tree, of everything
+// below it) to a user and group of the container, names or decimal ids;
+// the helper does it inside the container in one process.
+func (w *Workspace) Chown(ctx context.Context, rel, owner, group string, tree bool) error {
+	op := fshelper.OpChown
+	if tree {
+		op = fshelper.OpChownTree
+	}
+	_, err := w.helper(ctx, op, rel, owner+":"+group, nil)
+	return err
+}
+
+// HashFile returns the SHA-256 and size of the regular file rel, computed
+// inside the container.
+func (w *Workspace) HashFile(ctx context.Context, rel string) (string, int64, error) {
+	r, err := w.helper(ctx, fshelper.OpHash, rel, "", nil)
+	return r.SHA256, r.Size, err
+}
+
+// WalkFiles lists and hashes every regular file below rel inside the
+// container (one process for the whole tree).
+func (w *Workspace) WalkFiles(ctx context.Context, rel string) ([]backend.TreeFile, error) {
+	r, err := w.helper(ctx, fshelper.OpWalk, rel, "", nil)
+	if err != nil {
+		return nil, err
+	}
+	if r.Files == nil {
+		r.Files = []backend.TreeFile{}
+	}
+	return r.Files, nil
+}
+
+// Remove deletes the file or empty directory rel; missing is not an error.
+func (w *Workspace) Remove(ctx context.Context, rel string) error {
+	_, err := w.helper(ctx, fshelper.OpRemove, rel, "", nil)
+	return err
+}
+
+// RemoveAll deletes rel and everything below it without following
+// symlinks; missing is not an error.
+func (w *Workspace) RemoveAll(ctx context.Context, rel string) error {
+	_, err := w.helper(ctx, fshelper.OpRemoveAll, rel, "", nil)
+	return err
+}
+
+// RemoveTree removes the listed files of a tree copy, then the directories
+// left empty (see backend.Backend), with one helper process whatever the
+// number of files: the list goes to the helper's stdin.
+func (w *Workspace) RemoveTree(ctx context.Context, rel string, files []string) (backend.RemoveReport, error) {
+	list, err := json.Marshal(files)
+	if err != nil {
+		return backend.RemoveReport{}, err
+	}
+	r, err := w.helper(ctx, fshelper.OpRemoveTree, rel, "", bytes.NewReader(list))
+	if err != nil {
+		return backend.RemoveReport{}, err
+	}
+	if r.Removal == nil {
+		return backend.RemoveReport{}, fmt.Errorf("remove %s: the file helper returned no report", rel)
+	}
+	return *r.Removal, nil
+}

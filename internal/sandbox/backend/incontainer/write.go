@@ -1,0 +1,106 @@
+package incontainer
+
+import (
+	"archive/tar"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/fshelper"
+)
+
+// WriteFile streams r into rel atomically: a one-member tar stream on the
+// helper's stdin, which writes it as the local backend does. Size is not
+// known in advance, so the content is first spooled to a temporary host
+// file when r is not a file of known size.
+func (w *Workspace) WriteFile(ctx context.Context, rel string, r io.Reader, perm fs.FileMode, wantSHA256 string) (backend.WriteResult, error) {
+	size, rc, cleanup, err := sized(r)
+	if err != nil {
+		return backend.WriteResult{}, err
+	}
+	defer cleanup()
+	res, err := w.WriteFiles(ctx, []backend.BatchFile{{
+		Rel: rel, Size: size, Perm: perm, SHA256: wantSHA256,
+		Open: func(context.Context) (io.ReadCloser, error) { return io.NopCloser(rc), nil },
+	}})
+	if err != nil {
+		return backend.WriteResult{}, err
+	}
+	return res[0], nil
+}
+
+// WriteFiles writes every file in one tar stream to one helper process (see
+// backend.BatchWriter). Files are opened one after the other while the
+// stream is produced, so no content is ever held whole in memory.
+func (w *Workspace) WriteFiles(ctx context.Context, files []backend.BatchFile) ([]backend.WriteResult, error) {
+	if len(files) == 0 {
+		return nil, nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	pr, pw := io.Pipe()
+	go func() { pw.CloseWithError(writeTar(ctx, pw, files)) }()
+	r, err := w.helper(ctx, fshelper.OpWrite, ".", "", pr)
+	pr.Close()
+	if err != nil {
+		return nil, err
+	}
+	if len(r.Written) != len(files) {
+		return nil, fmt.Errorf("write: the file helper wrote %d of %d files", len(r.Written), len(files))
+	}
+	return r.Written, nil
+}
+
+// writeTar produces the OpWrite stream: one regular-file member per file,
+// with its mode and the expected SHA-256 as a PAX record.
+func writeTar(ctx context.Context, w io.Writer, files []backend.BatchFile) error {
+	tw := tar.NewWriter(w)
+	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		hdr := &tar.Header{Typeflag: tar.TypeReg, Name: f.Rel, Mode: int64(unixPerm(f.Perm)), Size: f.Size, Format: tar.FormatPAX}
+		if f.SHA256 != "" {
+			hdr.PAXRecords = map[string]string{fshelper.PAXSHA256: f.SHA256}
+		}
+		rc, err := f.Open(ctx)
+		if err != nil {
+			return err
+		}
+		if err := tw.WriteHeader(hdr); err != nil {
+			rc.Close()
+			return err
+		}
+		n, err := io.Copy(tw, rc)
+		rc.Close()
+		if errors.Is(err, tar.ErrWriteTooLong) {
+			return fmt.Errorf("write %s: the source yielded more than the %d bytes expected: %w", f.Rel, f.Size, backend.ErrContentChanged)
+		}
+		if err != nil {
+			return fmt.Errorf("write %s: %w", f.Rel, err)
+		}
+		if n != f.Size {
+			return fmt.Errorf("write %s: the source yielded %d bytes, expected %d: %w", f.Rel, n, f.Size, backend.ErrContentChanged)
+		}
+	}
+	return tw.Close()
+}
+
+// unixPerm is the tar mode of perm: permission bits plus setuid, setgid and
+// sticky.
+func unixPerm(m fs.FileMode) uint32 {
+	mode := uint32(m.Perm())
+	if m&fs.ModeSetuid != 0 {
+		mode |= 0o4000
+	}
+	if m&fs.ModeSetgid != 0 {
+		mode |= 0o2000
+	}
+	if m&fs.ModeSticky != 0 {
+		mode |= 0o1000
+	}
+	return mode
+}
