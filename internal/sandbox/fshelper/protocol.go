@@ -41,6 +41,20 @@ const HelperDir = "/.sandbox-fs-helper"
 // SHA-256 (hex) of its content; absent or empty skips the check.
 const PAXSHA256 = "SANDBOX.sha256"
 
+// OpRun runs a command as another user, for container runtimes whose exec
+// takes no user, working directory or environment (the Kubernetes exec
+// API): `sandbox-fs-helper run <user> <workdir> <env JSON> <argv...>`. The
+// helper, started as root, takes the user's identity (its uid, its primary
+// group or the one named, and every group /etc/group lists it in, as
+// `docker exec --user` does), changes to workdir, adds the environment
+// (a JSON list of "NAME=value"; HOME is the user's home unless given) and
+// replaces itself with argv, so the command's stdio, exit status and
+// signals are the command's own. user is a name or uid, optionally
+// ":group" (a name or gid); "" keeps root. Failures before the command
+// starts print to stderr and exit 126 (not runnable) or 127 (not found),
+// as a shell does.
+const OpRun = "run"
+
 // Operations understood by the helper; each maps to the backend.Backend
 // method of the same meaning. OpMkdir, OpWrite and OpChown of the root
 // first re-create a root deleted inside the running container (mkdir -p,
