@@ -46,15 +46,16 @@ func New(version string) func() provider.Provider {
 }
 
 type providerModel struct {
-	WorkingDir      types.String `tfsdk:"working_dir"`
-	LocalBaseDir    types.String `tfsdk:"local_base_dir"`
-	AllowHardLinks  types.Bool   `tfsdk:"allow_hard_links"`
-	ExtraPathGrants []grantModel `tfsdk:"extra_path_grants"`
-	DockerHost      types.String `tfsdk:"docker_host"`
-	DockerCertPath  types.String `tfsdk:"docker_cert_path"`
-	DockerCAPEM     types.String `tfsdk:"docker_ca_pem"`
-	DockerCertPEM   types.String `tfsdk:"docker_cert_pem"`
-	DockerKeyPEM    types.String `tfsdk:"docker_key_pem"`
+	WorkingDir      types.String             `tfsdk:"working_dir"`
+	LocalBaseDir    types.String             `tfsdk:"local_base_dir"`
+	AllowHardLinks  types.Bool               `tfsdk:"allow_hard_links"`
+	ExtraPathGrants []grantModel             `tfsdk:"extra_path_grants"`
+	DockerHost      types.String             `tfsdk:"docker_host"`
+	DockerCertPath  types.String             `tfsdk:"docker_cert_path"`
+	DockerCAPEM     types.String             `tfsdk:"docker_ca_pem"`
+	DockerCertPEM   types.String             `tfsdk:"docker_cert_pem"`
+	DockerKeyPEM    types.String             `tfsdk:"docker_key_pem"`
+	Kubernetes      *kubernetesProviderModel `tfsdk:"kubernetes"`
 }
 
 type grantModel struct {
@@ -73,6 +74,7 @@ func (p *sandboxProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Declares agent sandbox workspaces (a local directory or a Docker container) and the entries that fill them, " +
 			"following the sandbox workspace model of openai-agents-python.",
+		Blocks: map[string]schema.Block{"kubernetes": kubernetesProviderBlock()},
 		Attributes: map[string]schema.Attribute{
 			"working_dir": schema.StringAttribute{
 				Optional: true,
@@ -211,8 +213,13 @@ func (p *sandboxProvider) Configure(ctx context.Context, req provider.ConfigureR
 			return
 		}
 	}
+	kubeCfg := kubernetesConfig(cfg.Kubernetes)
+	if err := kubeCfg.Check(); err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("kubernetes"), "Invalid Kubernetes cluster settings", err.Error())
+		return
+	}
 	eng := workspace.New(workspace.Config{LocalBaseDir: filepath.Clean(base), WorkingDir: wd, Grants: grants, Docker: dockerCfg,
-		AllowHardLinks: cfg.AllowHardLinks.ValueBool()})
+		Kubernetes: kubeCfg, AllowHardLinks: cfg.AllowHardLinks.ValueBool()})
 	resp.ResourceData = eng
 	resp.DataSourceData = eng
 	resp.EphemeralResourceData = eng

@@ -71,7 +71,7 @@ type workspaceKind interface {
 
 // workspaceKinds are the kinds of sandbox_workspace, in the order their
 // blocks are documented.
-var workspaceKinds = []workspaceKind{localKind{}, dockerKind{}}
+var workspaceKinds = []workspaceKind{localKind{}, dockerKind{}, kubernetesKind{}}
 
 // kindNamed returns the kind called name, or nil.
 func kindNamed(name string) workspaceKind {

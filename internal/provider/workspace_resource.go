@@ -36,6 +36,7 @@ type workspaceModel struct {
 	ContainerID   types.String `tfsdk:"container_id"`
 	Local         types.Object `tfsdk:"local"`
 	Docker        types.Object `tfsdk:"docker"`
+	Kubernetes    types.Object `tfsdk:"kubernetes"`
 	KeepOnDestroy types.Bool   `tfsdk:"keep_on_destroy"`
 	Environment   types.Map    `tfsdk:"environment"`
 	EnvironmentWO types.Map    `tfsdk:"environment_wo"`

@@ -87,11 +87,29 @@ func dockerSpec(ctx context.Context, m workspaceModel, diags *diag.Diagnostics) 
 	if !d.Volumes.IsNull() {
 		spec.Volumes, _, _ = volumeMounts(ctx, d.Volumes, spec.Root, diags)
 	}
-	diags.Append(m.Environment.ElementsAs(ctx, &spec.Environment, false)...)
+	mf := manifestSpec(ctx, m, diags)
+	spec.Environment, spec.Users, spec.Groups = mf.Environment, mf.Users, mf.Groups
+	return spec
+}
+
+// workspaceManifest is the manifest part of a planned workspace: what a
+// container or pod is created with.
+type workspaceManifest struct {
+	Environment  map[string]string
+	ExposedPorts []int
+	Users        []sandbox.User
+	Groups       []sandbox.Group
+}
+
+// manifestSpec reads environment, exposed_ports, users and groups of a
+// planned model.
+func manifestSpec(ctx context.Context, m workspaceModel, diags *diag.Diagnostics) workspaceManifest {
+	mf := workspaceManifest{ExposedPorts: ports(m)}
+	diags.Append(m.Environment.ElementsAs(ctx, &mf.Environment, false)...)
 	var users []userModel
 	diags.Append(m.Users.ElementsAs(ctx, &users, false)...)
 	for _, u := range users {
-		spec.Users = append(spec.Users, sandbox.User{Name: u.Name.ValueString()})
+		mf.Users = append(mf.Users, sandbox.User{Name: u.Name.ValueString()})
 	}
 	var groups []groupModel
 	diags.Append(m.Groups.ElementsAs(ctx, &groups, false)...)
@@ -102,9 +120,9 @@ func dockerSpec(ctx context.Context, m workspaceModel, diags *diag.Diagnostics) 
 		for _, u := range members {
 			grp.Users = append(grp.Users, sandbox.User{Name: u.Name.ValueString()})
 		}
-		spec.Groups = append(spec.Groups, grp)
+		mf.Groups = append(mf.Groups, grp)
 	}
-	return spec
+	return mf
 }
 
 type userModel struct {
@@ -153,41 +171,47 @@ var groupAttrTypes = map[string]attr.Type{
 // imported docker workspace from what its container records, so the plan
 // after an import does not replace the container.
 func importedSpec(info workspace.DockerInfo, m *workspaceModel) {
-	userList := func(users []sandbox.User) types.List {
-		objs := make([]attr.Value, 0, len(users))
-		for _, u := range users {
+	importedManifest(info.ExposedPorts, info.Environment, info.Users, info.Groups, m)
+}
+
+// importedManifest sets exposed_ports, environment, users and groups of an
+// imported workspace to what its container or pod was created with.
+func importedManifest(exposedPorts []int, environment map[string]string, users []sandbox.User, groups []sandbox.Group, m *workspaceModel) {
+	userList := func(list []sandbox.User) types.List {
+		objs := make([]attr.Value, 0, len(list))
+		for _, u := range list {
 			objs = append(objs, types.ObjectValueMust(userAttrTypes, map[string]attr.Value{"name": types.StringValue(u.Name)}))
 		}
 		return types.ListValueMust(types.ObjectType{AttrTypes: userAttrTypes}, objs)
 	}
-	if len(info.ExposedPorts) > 0 {
-		ports := make([]attr.Value, 0, len(info.ExposedPorts))
-		for _, p := range info.ExposedPorts {
+	if len(exposedPorts) > 0 {
+		ports := make([]attr.Value, 0, len(exposedPorts))
+		for _, p := range exposedPorts {
 			ports = append(ports, types.Int64Value(int64(p)))
 		}
 		m.ExposedPorts = types.ListValueMust(types.Int64Type, ports)
 	}
-	if len(info.Environment) > 0 {
-		env := make(map[string]attr.Value, len(info.Environment))
-		for k, v := range info.Environment {
+	if len(environment) > 0 {
+		env := make(map[string]attr.Value, len(environment))
+		for k, v := range environment {
 			env[k] = types.StringValue(v)
 		}
 		m.Environment = types.MapValueMust(types.StringType, env)
 	}
-	if len(info.Users) > 0 {
-		m.Users = userList(info.Users)
+	if len(users) > 0 {
+		m.Users = userList(users)
 	}
-	if len(info.Groups) > 0 {
-		groups := make([]attr.Value, 0, len(info.Groups))
-		for _, g := range info.Groups {
+	if len(groups) > 0 {
+		vals := make([]attr.Value, 0, len(groups))
+		for _, g := range groups {
 			members := types.ListNull(types.ObjectType{AttrTypes: userAttrTypes})
 			if len(g.Users) > 0 {
 				members = userList(g.Users)
 			}
-			groups = append(groups, types.ObjectValueMust(groupAttrTypes, map[string]attr.Value{
+			vals = append(vals, types.ObjectValueMust(groupAttrTypes, map[string]attr.Value{
 				"name": types.StringValue(g.Name), "users": members,
 			}))
 		}
-		m.Groups = types.ListValueMust(types.ObjectType{AttrTypes: groupAttrTypes}, groups)
+		m.Groups = types.ListValueMust(types.ObjectType{AttrTypes: groupAttrTypes}, vals)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/docker"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/kubernetes"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/gitrepo"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/hostsource"
 )
@@ -35,12 +36,16 @@ type Config struct {
 	// Docker says how to reach the Docker daemon for docker workspaces;
 	// the daemon is contacted only when one is used.
 	Docker docker.HostConfig
+	// Kubernetes says how to reach the cluster for kubernetes workspaces;
+	// the cluster is contacted only when one is used.
+	Kubernetes kubernetes.Config
 }
 
 // Engine carries out workspace and entry operations.
 type Engine struct {
 	cfg     Config
 	docker  *docker.Daemon
+	kube    *kubernetes.Cluster
 	drivers map[string]driver
 	// mountLocks serialise mounts of one path (see lockMountPath).
 	mountLocks sync.Map
@@ -49,7 +54,7 @@ type Engine struct {
 // New returns an engine for cfg. Nothing is touched on disk and no daemon
 // is contacted.
 func New(cfg Config) *Engine {
-	e := &Engine{cfg: cfg, docker: docker.NewDaemon(cfg.Docker)}
+	e := &Engine{cfg: cfg, docker: docker.NewDaemon(cfg.Docker), kube: kubernetes.NewCluster(cfg.Kubernetes)}
 	e.drivers = newDrivers(e)
 	return e
 }

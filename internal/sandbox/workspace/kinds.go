@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/docker"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/kubernetes"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/local"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/mount"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/snapshot"
@@ -62,12 +63,13 @@ type kindForm struct {
 }
 
 var kindForms = map[string]kindForm{
-	local.Kind:  {parse: parseLocalID, splitEntry: splitLocalEntryID, checkOwner: local.CheckOwner, rootOwner: localRootOwner},
-	docker.Kind: {parse: parseDockerID},
+	local.Kind:      {parse: parseLocalID, splitEntry: splitLocalEntryID, checkOwner: local.CheckOwner, rootOwner: localRootOwner},
+	docker.Kind:     {parse: parseDockerID},
+	kubernetes.Kind: {parse: parseKubernetesID},
 }
 
 func newDrivers(e *Engine) map[string]driver {
-	return map[string]driver{local.Kind: localDriver{e}, docker.Kind: dockerDriver{e}}
+	return map[string]driver{local.Kind: localDriver{e}, docker.Kind: dockerDriver{e}, kubernetes.Kind: kubernetesDriver{e}}
 }
 
 // Endpoints returns where each port of the workspace is reached from the

@@ -15,6 +15,9 @@ import (
 //	                      must carry the marker of <uuid> (local.MarkerAttr)
 //	docker:<uuid>         the container labelled sandbox.workspace_id=<uuid>
 //	                      on the Docker daemon the provider is configured for
+//	kubernetes:<uuid>:<namespace>
+//	                      the pod sandbox-<uuid> in <namespace> on the
+//	                      cluster the provider is configured for
 //
 // <uuid> is new on every creation. A bare <uuid> is the form ids had before
 // they said where the workspace is; it is still read (see legacy.go).
@@ -27,6 +30,8 @@ type Ref struct {
 	UUID string
 	// Root is the host directory of a local workspace.
 	Root string
+	// Namespace is the namespace of a kubernetes workspace's pod.
+	Namespace string
 }
 
 var uuidPattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
@@ -42,6 +47,8 @@ func (r Ref) String() string {
 		return r.UUID
 	case r.Root != "":
 		return r.Kind + ":" + r.UUID + ":" + r.Root
+	case r.Namespace != "":
+		return r.Kind + ":" + r.UUID + ":" + r.Namespace
 	}
 	return r.Kind + ":" + r.UUID
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/docker"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/local"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/snapshot"
 )
@@ -24,11 +23,26 @@ func (localDriver) hydrate(ctx context.Context, w *Workspace, r io.Reader) (int,
 	return sum.FileCount, err
 }
 
-// persist has the file helper write the tar inside the container (its
-// mount table is the container's) and summarizes the stream on its way
-// out.
-func (dockerDriver) persist(ctx context.Context, w *Workspace, exclude []string, manifestDigest string, out io.Writer) (snapshot.Summary, error) {
-	b, err := dockerBackend(w)
+// containerStreams is a workspace inside a container whose file helper
+// writes and reads snapshot streams (package incontainer).
+type containerStreams interface {
+	Persist(ctx context.Context, exclude []string, out io.Writer) error
+	Hydrate(ctx context.Context, r io.Reader) (int, error)
+}
+
+func streamsOf(w *Workspace) (containerStreams, error) {
+	b, ok := w.Backend.(containerStreams)
+	if !ok {
+		return nil, fmt.Errorf("workspace %s is not inside a container", w.ID)
+	}
+	return b, nil
+}
+
+// persistInContainer has the file helper write the tar inside the
+// container (its mount table is the container's) and summarizes the
+// stream on its way out.
+func persistInContainer(ctx context.Context, w *Workspace, exclude []string, manifestDigest string, out io.Writer) (snapshot.Summary, error) {
+	b, err := streamsOf(w)
 	if err != nil {
 		return snapshot.Summary{}, err
 	}
@@ -47,18 +61,18 @@ func (dockerDriver) persist(ctx context.Context, w *Workspace, exclude []string,
 	return sum, serr
 }
 
-func (dockerDriver) hydrate(ctx context.Context, w *Workspace, r io.Reader) (int, error) {
-	b, err := dockerBackend(w)
+func hydrateInContainer(ctx context.Context, w *Workspace, r io.Reader) (int, error) {
+	b, err := streamsOf(w)
 	if err != nil {
 		return 0, err
 	}
 	return b.Hydrate(ctx, r)
 }
 
-func dockerBackend(w *Workspace) (*docker.Backend, error) {
-	b, ok := w.Backend.(*docker.Backend)
-	if !ok {
-		return nil, fmt.Errorf("workspace %s is not a docker workspace", w.ID)
-	}
-	return b, nil
+func (dockerDriver) persist(ctx context.Context, w *Workspace, exclude []string, manifestDigest string, out io.Writer) (snapshot.Summary, error) {
+	return persistInContainer(ctx, w, exclude, manifestDigest, out)
+}
+
+func (dockerDriver) hydrate(ctx context.Context, w *Workspace, r io.Reader) (int, error) {
+	return hydrateInContainer(ctx, w, r)
 }

@@ -1,0 +1,302 @@
+package provider
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
+)
+
+// kubernetesKind is `kubernetes { ... }`: a directory inside a pod on an
+// existing cluster.
+type kubernetesKind struct{}
+
+type kubernetesBlockModel struct {
+	Namespace        types.String `tfsdk:"namespace"`
+	Image            types.String `tfsdk:"image"`
+	ImagePullPolicy  types.String `tfsdk:"image_pull_policy"`
+	Labels           types.Map    `tfsdk:"labels"`
+	ServiceAccount   types.String `tfsdk:"service_account"`
+	NodeSelector     types.Map    `tfsdk:"node_selector"`
+	RuntimeClassName types.String `tfsdk:"runtime_class_name"`
+	Resources        types.Object `tfsdk:"resources"`
+	StartTimeout     types.String `tfsdk:"start_timeout"`
+	PodName          types.String `tfsdk:"pod_name"`
+}
+
+var (
+	kubeResourcesAttrTypes = map[string]attr.Type{
+		"requests": types.MapType{ElemType: types.StringType}, "limits": types.MapType{ElemType: types.StringType},
+	}
+	kubernetesAttrTypes = map[string]attr.Type{
+		"namespace": types.StringType, "image": types.StringType, "image_pull_policy": types.StringType,
+		"labels": types.MapType{ElemType: types.StringType}, "service_account": types.StringType,
+		"node_selector": types.MapType{ElemType: types.StringType}, "runtime_class_name": types.StringType,
+		"resources": types.ObjectType{AttrTypes: kubeResourcesAttrTypes}, "start_timeout": types.StringType,
+		"pod_name": types.StringType,
+	}
+)
+
+func (kubernetesKind) name() string                           { return "kubernetes" }
+func (kubernetesKind) object(m *workspaceModel) *types.Object { return &m.Kubernetes }
+func (kubernetesKind) fixedAtCreation() bool                  { return true }
+func (kubernetesKind) defaultRoot() string                    { return workspace.DefaultDockerRoot }
+func (kubernetesKind) keepsRootOwner() bool                   { return false }
+
+func (kubernetesKind) block() schema.Block {
+	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
+	replaceMap := []planmodifier.Map{mapplanmodifier.RequiresReplace()}
+	strMap := func(desc string) schema.MapAttribute {
+		return schema.MapAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: desc, PlanModifiers: replaceMap}
+	}
+	return schema.SingleNestedBlock{
+		MarkdownDescription: "Selects the Kubernetes backend: the workspace is a directory on an `emptyDir` volume of a pod on " +
+			"the provider's cluster (the provider's `kubernetes` block), kept alive by `tail -f /dev/null`. Every setting is " +
+			"fixed at creation: changing one replaces the pod. [Details](#kubernetes-workspaces).",
+		PlanModifiers: []planmodifier.Object{replaceWhenAddedOrRemoved{}},
+		Attributes: map[string]schema.Attribute{
+			"namespace": schema.StringAttribute{Optional: true, PlanModifiers: replace,
+				MarkdownDescription: "Namespace of the pod, which must exist. Required in the block."},
+			"image": schema.StringAttribute{Optional: true, PlanModifiers: replace,
+				MarkdownDescription: "Container image; it needs `sh` and `tail`. Required in the block."},
+			"image_pull_policy": schema.StringAttribute{Optional: true, Computed: true,
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace()},
+				Validators:    []validator.String{stringvalidator.OneOf("Always", "IfNotPresent", "Never")},
+				MarkdownDescription: "`Always`, `IfNotPresent` or `Never`. Default: the cluster's (`Always` for a `:latest` " +
+					"or untagged image, else `IfNotPresent`)."},
+			"labels":          strMap("Labels added to the pod and its Service."),
+			"service_account": schema.StringAttribute{Optional: true, PlanModifiers: replace, MarkdownDescription: "Service account of the pod; its token is not mounted. Default: the namespace's `default`."},
+			"node_selector":   strMap("Node labels the pod must be scheduled on."),
+			"runtime_class_name": schema.StringAttribute{Optional: true, PlanModifiers: replace,
+				MarkdownDescription: "RuntimeClass of the pod, such as `gvisor` or `kata` where the cluster has them."},
+			"resources": schema.SingleNestedAttribute{Optional: true,
+				PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplace()},
+				MarkdownDescription: "The container's `requests` and `limits`: resource name to quantity, " +
+					"`{ cpu = \"250m\", memory = \"256Mi\" }`. Quantities compare by amount.",
+				Attributes: map[string]schema.Attribute{
+					"requests": schema.MapAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: "Requested resources."},
+					"limits":   schema.MapAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: "Resource limits."},
+				}},
+			"start_timeout": schema.StringAttribute{Optional: true,
+				MarkdownDescription: "How long creation waits for the pod to run, a duration such as `\"90s\"`. Default `\"3m\"`; " +
+					"a pod still Pending or failing to pull its image then fails the apply with its reason and events."},
+			"pod_name": schema.StringAttribute{Computed: true, PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+				MarkdownDescription: "Name of the pod and of its Service: `sandbox-<uuid>`."},
+		},
+	}
+}
+
+func kubeBlock(ctx context.Context, o types.Object, diags *diag.Diagnostics) kubernetesBlockModel {
+	var b kubernetesBlockModel
+	if !o.IsNull() && !o.IsUnknown() {
+		diags.Append(o.As(ctx, &b, basetypes.ObjectAsOptions{})...)
+	}
+	return b
+}
+
+func (kubernetesKind) validate(ctx context.Context, m workspaceModel, cfg tfsdk.Config, diags *diag.Diagnostics) {
+	at := path.Root("kubernetes")
+	b := kubeBlock(ctx, m.Kubernetes, diags)
+	for name, v := range map[string]types.String{"namespace": b.Namespace, "image": b.Image} {
+		if v.IsNull() {
+			diags.AddAttributeError(at.AtName(name), "Missing required argument", "a kubernetes block needs "+name+".")
+		}
+	}
+	if !b.StartTimeout.IsNull() && !b.StartTimeout.IsUnknown() {
+		if d, err := time.ParseDuration(b.StartTimeout.ValueString()); err != nil || d <= 0 {
+			diags.AddAttributeError(at.AtName("start_timeout"), "Invalid start_timeout",
+				"start_timeout must be a positive duration such as \"90s\" or \"5m\"; got "+b.StartTimeout.String()+".")
+		}
+	}
+	var wo types.Map
+	diags.Append(cfg.GetAttribute(ctx, path.Root("environment_wo"), &wo)...)
+	if !wo.IsNull() {
+		diags.AddAttributeError(path.Root("environment_wo"), "environment_wo needs a Docker workspace",
+			"kubernetes workspaces take no write-only environment yet. Give secrets to commands with "+
+				"sandbox_command.environment_wo, or to files with sandbox_file.content_wo.")
+	}
+	spec := kubeSpec(ctx, m, b, diags)
+	if diags.HasError() || b.Resources.IsUnknown() {
+		return
+	}
+	if err := workspace.CheckKubernetesSpec(spec); err != nil {
+		p := at
+		switch msg := err.Error(); {
+		case strings.HasPrefix(msg, "requests"), strings.HasPrefix(msg, "limits"):
+			p = at.AtName("resources")
+		case strings.HasPrefix(msg, "image_pull_policy"):
+			p = at.AtName("image_pull_policy")
+		}
+		diags.AddAttributeError(p, "Invalid kubernetes setting", err.Error())
+	}
+}
+
+// kubeSpec is the engine's spec of the configuration (unknown values are
+// left empty).
+func kubeSpec(ctx context.Context, m workspaceModel, b kubernetesBlockModel, diags *diag.Diagnostics) workspace.KubernetesSpec {
+	strs := func(mv types.Map) map[string]string {
+		if mv.IsNull() || mv.IsUnknown() {
+			return nil
+		}
+		out := map[string]string{}
+		diags.Append(mv.ElementsAs(ctx, &out, false)...)
+		return out
+	}
+	spec := workspace.KubernetesSpec{
+		Namespace: b.Namespace.ValueString(), Image: b.Image.ValueString(), ImagePullPolicy: b.ImagePullPolicy.ValueString(),
+		Labels: strs(b.Labels), ServiceAccount: b.ServiceAccount.ValueString(), NodeSelector: strs(b.NodeSelector),
+		RuntimeClassName: b.RuntimeClassName.ValueString(), Root: m.Root.ValueString(),
+	}
+	if !b.Resources.IsNull() && !b.Resources.IsUnknown() {
+		attrs := b.Resources.Attributes()
+		if r, ok := attrs["requests"].(types.Map); ok {
+			spec.Requests = strs(r)
+		}
+		if l, ok := attrs["limits"].(types.Map); ok {
+			spec.Limits = strs(l)
+		}
+	}
+	if d, err := time.ParseDuration(b.StartTimeout.ValueString()); err == nil {
+		spec.StartTimeout = d
+	}
+	return spec
+}
+
+func (kubernetesKind) modifyPlan(context.Context, *workspace.Engine, resource.ModifyPlanRequest, *resource.ModifyPlanResponse, workspaceModel) {
+}
+
+func (kubernetesKind) create(ctx context.Context, eng *workspace.Engine, m workspaceModel, _ tfsdk.Config, _ privateSetter, diags *diag.Diagnostics) *workspace.Workspace {
+	spec := kubeSpec(ctx, m, kubeBlock(ctx, m.Kubernetes, diags), diags)
+	mf := manifestSpec(ctx, m, diags)
+	spec.Environment, spec.ExposedPorts, spec.Users, spec.Groups = mf.Environment, mf.ExposedPorts, mf.Users, mf.Groups
+	if diags.HasError() {
+		return nil
+	}
+	w, err := eng.CreateKubernetes(ctx, spec)
+	if err != nil {
+		addEngineAttributeError(diags, path.Root("kubernetes"), "Creating the pod failed", err)
+		return nil
+	}
+	return w
+}
+
+// observe reads the block back from the pod: what was changed behind
+// Terraform's back shows in the plan; after an import it fills in what the
+// pod was created with.
+func (kubernetesKind) observe(ctx context.Context, eng *workspace.Engine, w *workspace.Workspace, m *workspaceModel, diags *diag.Diagnostics) {
+	info, err := eng.DescribeKubernetes(ctx, w)
+	if err != nil {
+		addEngineError(diags, "Reading the pod failed", err)
+		return
+	}
+	imported := m.Kubernetes.IsNull()
+	prior := kubeBlock(ctx, m.Kubernetes, diags)
+	m.Kubernetes = kubeObject(info, prior, workspace.PodName(w))
+	if imported {
+		importedManifest(info.ExposedPorts, info.Environment, info.Users, info.Groups, m)
+	}
+}
+
+// kubeObject is the block of a pod read back as info; quantities keep the
+// prior spelling when they are the same amount, and start_timeout (not a
+// property of the pod) stays as configured.
+func kubeObject(info workspace.KubernetesInfo, prior kubernetesBlockModel, podName string) types.Object {
+	str := func(s string) types.String {
+		if s == "" {
+			return types.StringNull()
+		}
+		return types.StringValue(s)
+	}
+	quantities := func(read map[string]string, was types.Map) types.Map {
+		if len(read) == 0 {
+			return types.MapNull(types.StringType)
+		}
+		old := map[string]string{}
+		if !was.IsNull() && !was.IsUnknown() {
+			for k, v := range was.Elements() {
+				if s, ok := v.(types.String); ok {
+					old[k] = s.ValueString()
+				}
+			}
+		}
+		vals := map[string]attr.Value{}
+		for k, v := range read {
+			if o, ok := old[k]; ok && workspace.SameQuantity(o, v) {
+				v = o
+			}
+			vals[k] = types.StringValue(v)
+		}
+		return types.MapValueMust(types.StringType, vals)
+	}
+	res := types.ObjectNull(kubeResourcesAttrTypes)
+	if len(info.Requests)+len(info.Limits) > 0 {
+		var oldReq, oldLim types.Map
+		if !prior.Resources.IsNull() && !prior.Resources.IsUnknown() {
+			oldReq, _ = prior.Resources.Attributes()["requests"].(types.Map)
+			oldLim, _ = prior.Resources.Attributes()["limits"].(types.Map)
+		}
+		res = types.ObjectValueMust(kubeResourcesAttrTypes, map[string]attr.Value{
+			"requests": quantities(info.Requests, oldReq), "limits": quantities(info.Limits, oldLim),
+		})
+	}
+	timeout := prior.StartTimeout
+	if timeout.IsUnknown() {
+		timeout = types.StringNull()
+	}
+	return types.ObjectValueMust(kubernetesAttrTypes, map[string]attr.Value{
+		"namespace": types.StringValue(info.Namespace), "image": types.StringValue(info.Image),
+		"image_pull_policy": str(info.ImagePullPolicy), "labels": stringMapValue(info.Labels),
+		"service_account": str(info.ServiceAccount), "node_selector": stringMapValue(info.NodeSelector),
+		"runtime_class_name": str(info.RuntimeClassName), "resources": res, "start_timeout": timeout,
+		"pod_name": types.StringValue(podName),
+	})
+}
+
+func (kubernetesKind) update(context.Context, *workspace.Engine, resource.UpdateRequest, *workspace.Workspace, *diag.Diagnostics) {
+}
+
+func (kubernetesKind) missing(context.Context, *workspace.Engine, privateGetter, string, *diag.Diagnostics) bool {
+	return false
+}
+
+// adopt takes "<namespace>/sandbox-<uuid>", the pod's namespace and name.
+func (kubernetesKind) adopt(ctx context.Context, eng *workspace.Engine, in string) (*workspace.Workspace, bool, error) {
+	ns, name, ok := strings.Cut(in, "/")
+	u, isPod := strings.CutPrefix(name, "sandbox-")
+	if !ok || !isPod || !workspace.ValidUUID(u) {
+		return nil, false, nil
+	}
+	w, err := eng.Open(ctx, workspace.KubernetesID(u, ns))
+	return w, true, err
+}
+
+// imported: the pod is the provider's own, so destroying removes it.
+func (kubernetesKind) imported(ctx context.Context, _ *workspace.Engine, _ *workspace.Workspace, resp *resource.ImportStateResponse) {
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("keep_on_destroy"), false)...)
+}
+
+// find: the data source reaches a pod workspace by its id.
+func (kubernetesKind) find(context.Context, *workspace.Engine, workspaceDataModel, *diag.Diagnostics) (*workspace.Workspace, path.Path, bool, error) {
+	return nil, path.Empty(), false, nil
+}
+
+func (kubernetesKind) recordedPorts(ctx context.Context, eng *workspace.Engine, w *workspace.Workspace) ([]int, error) {
+	info, err := eng.DescribeKubernetes(ctx, w)
+	return info.ExposedPorts, err
+}

@@ -1,0 +1,149 @@
+package kubernetes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/util/retry"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/incontainer"
+)
+
+// Config says how to reach the cluster. With nothing set, the kubeconfig
+// of $KUBECONFIG or ~/.kube/config is used, else the in-cluster
+// configuration of a provider running in a pod.
+type Config struct {
+	// ConfigPath is a kubeconfig file ("~" expands to the home directory).
+	ConfigPath string
+	// ConfigContext selects a context of the kubeconfig ("": its current).
+	ConfigContext string
+	// Host, ClusterCACertificate (PEM) and Token or ClientCertificate and
+	// ClientKey (PEM) give the cluster directly instead of a kubeconfig.
+	Host, ClusterCACertificate, Token, ClientCertificate, ClientKey string
+}
+
+// MaxConcurrentExecs bounds the exec streams one provider process keeps
+// open to one cluster at a time.
+const MaxConcurrentExecs = 16
+
+// Cluster is a connection to one cluster, made on first use.
+type Cluster struct {
+	cfg  Config
+	once sync.Once
+	rest *rest.Config
+	cs   kubernetes.Interface
+	err  error
+
+	helpers incontainer.HelperCache
+	execs   chan struct{}
+}
+
+// NewCluster returns a Cluster for cfg; nothing is contacted until used.
+func NewCluster(cfg Config) *Cluster {
+	return &Cluster{cfg: cfg, execs: make(chan struct{}, MaxConcurrentExecs)}
+}
+
+// Check validates cfg without contacting the cluster.
+func (c Config) Check() error {
+	if c.Host == "" {
+		if c.ClusterCACertificate != "" || c.Token != "" || c.ClientCertificate != "" || c.ClientKey != "" {
+			return errors.New("cluster_ca_certificate, token_wo, client_certificate and client_key_wo need host")
+		}
+		return nil
+	}
+	if c.ConfigPath != "" || c.ConfigContext != "" {
+		return errors.New("give either host (with its credentials) or config_path/config_context, not both")
+	}
+	if (c.ClientCertificate == "") != (c.ClientKey == "") {
+		return errors.New("client_certificate and client_key_wo go together")
+	}
+	if c.Token == "" && c.ClientCertificate == "" {
+		return errors.New("host needs credentials: token_wo, or client_certificate and client_key_wo")
+	}
+	return nil
+}
+
+func (c *Cluster) client() (kubernetes.Interface, *rest.Config, error) {
+	c.once.Do(func() {
+		c.rest, c.err = restConfig(c.cfg)
+		if c.err != nil {
+			return
+		}
+		c.rest.QPS, c.rest.Burst = 50, 100
+		c.rest.UserAgent = "terraform-provider-sandbox"
+		c.cs, c.err = kubernetes.NewForConfig(c.rest)
+	})
+	return c.cs, c.rest, c.err
+}
+
+func restConfig(cfg Config) (*rest.Config, error) {
+	if err := cfg.Check(); err != nil {
+		return nil, err
+	}
+	if cfg.Host != "" {
+		rc := &rest.Config{Host: cfg.Host, BearerToken: cfg.Token}
+		rc.CAData = []byte(cfg.ClusterCACertificate)
+		rc.CertData, rc.KeyData = []byte(cfg.ClientCertificate), []byte(cfg.ClientKey)
+		return rc, nil
+	}
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	if cfg.ConfigPath != "" {
+		p := cfg.ConfigPath
+		if strings.HasPrefix(p, "~/") {
+			if home, err := os.UserHomeDir(); err == nil {
+				p = filepath.Join(home, p[2:])
+			}
+		}
+		rules.ExplicitPath = p
+	}
+	loader := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: cfg.ConfigContext})
+	rc, err := loader.ClientConfig()
+	if err == nil {
+		return rc, nil
+	}
+	if cfg.ConfigPath == "" && cfg.ConfigContext == "" && clientcmd.IsEmptyConfig(err) {
+		if in, ierr := rest.InClusterConfig(); ierr == nil {
+			return in, nil
+		}
+		return nil, errors.New("no Kubernetes cluster configured: set the provider's kubernetes block, KUBECONFIG, " +
+			"or ~/.kube/config, or run the provider in a pod")
+	}
+	return nil, fmt.Errorf("reading the kubeconfig: %w", err)
+}
+
+// backoff is how API calls are retried on 429 and 5xx answers.
+var backoff = wait.Backoff{Steps: 6, Duration: 200 * time.Millisecond, Factor: 2, Jitter: 0.2, Cap: 5 * time.Second}
+
+// retriable reports an API answer worth retrying: too many requests, a
+// server error or timeout, or the connection dropped.
+func retriable(err error) bool {
+	return apierrors.IsTooManyRequests(err) || apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err) ||
+		apierrors.IsInternalError(err) || apierrors.IsServiceUnavailable(err) || apierrors.IsUnexpectedServerError(err) ||
+		isStatus5xx(err)
+}
+
+func isStatus5xx(err error) bool {
+	var s apierrors.APIStatus
+	if errors.As(err, &s) {
+		code := s.Status().Code
+		return code >= 500 && code <= 599
+	}
+	return false
+}
+
+// call runs fn, retrying with backoff while it fails retriably and ctx
+// lives.
+func call(ctx context.Context, fn func() error) error {
+	return retry.OnError(backoff, func(err error) bool { return ctx.Err() == nil && retriable(err) }, fn)
+}

@@ -1,0 +1,427 @@
+package kubernetes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/fshelper"
+)
+
+// Kind is the value returned by Backend.Kind.
+const Kind = "kubernetes"
+
+// Labels and annotations the provider puts on its pods and Services.
+const (
+	LabelWorkspaceID = "sandbox.workspace_id"
+	LabelManagedBy   = "app.kubernetes.io/managed-by"
+	ManagedBy        = "terraform-provider-sandbox"
+	AnnotationRoot   = "sandbox.root"
+	containerName    = "workspace"
+)
+
+// DefaultStartTimeout bounds how long Create waits for the pod to run.
+const DefaultStartTimeout = 3 * time.Minute
+
+// Spec describes a pod workspace to create.
+type Spec struct {
+	// WorkspaceID is the workspace UUID the pod is labelled with; the pod
+	// and its Service are named PodName(WorkspaceID).
+	WorkspaceID string
+	// Namespace is the pod's namespace (it must exist).
+	Namespace string
+	// Image and ImagePullPolicy ("Always", "IfNotPresent", "Never"; ""
+	// for the cluster's default) are the container's.
+	Image, ImagePullPolicy string
+	// Labels are added to the pod (and the Service).
+	Labels map[string]string
+	// ServiceAccount, NodeSelector and RuntimeClassName go to the pod spec.
+	ServiceAccount   string
+	NodeSelector     map[string]string
+	RuntimeClassName string
+	// Requests and Limits are the container's resources ("cpu",
+	// "memory", "ephemeral-storage", ... to quantities).
+	Requests, Limits map[string]string
+	// Privileged runs the container privileged (FUSE mounts need it).
+	Privileged bool
+	// Root is the absolute workspace root, an emptyDir volume.
+	Root string
+	// Environment, ExposedPorts, Users and Groups are the manifest's.
+	Environment  map[string]string
+	ExposedPorts []int
+	Users        []sandbox.User
+	Groups       []sandbox.Group
+	// StartTimeout bounds the wait for the pod to run (0: the default).
+	StartTimeout time.Duration
+}
+
+// PodName is the name of the pod (and Service) of a workspace UUID.
+func PodName(workspaceID string) string { return "sandbox-" + workspaceID }
+
+// Validate checks s without contacting the cluster.
+func (s Spec) Validate() error {
+	switch {
+	case s.Image == "":
+		return errors.New("image must be set")
+	case s.Namespace == "":
+		return errors.New("namespace must be set")
+	case !path.IsAbs(s.Root) || path.Clean(s.Root) != s.Root:
+		return fmt.Errorf("root %q must be an absolute, clean POSIX path", s.Root)
+	}
+	switch s.ImagePullPolicy {
+	case "", string(corev1.PullAlways), string(corev1.PullIfNotPresent), string(corev1.PullNever):
+	default:
+		return fmt.Errorf("image_pull_policy %q must be Always, IfNotPresent or Never", s.ImagePullPolicy)
+	}
+	if _, err := resourceList(s.Requests); err != nil {
+		return fmt.Errorf("requests: %w", err)
+	}
+	if _, err := resourceList(s.Limits); err != nil {
+		return fmt.Errorf("limits: %w", err)
+	}
+	for _, p := range s.ExposedPorts {
+		if p < 1 || p > 65535 {
+			return fmt.Errorf("exposed port %d is outside 1-65535", p)
+		}
+	}
+	return nil
+}
+
+func resourceList(m map[string]string) (corev1.ResourceList, error) {
+	if len(m) == 0 {
+		return nil, nil
+	}
+	out := corev1.ResourceList{}
+	for k, v := range m {
+		q, err := resource.ParseQuantity(v)
+		if err != nil {
+			return nil, fmt.Errorf("%s = %q is not a Kubernetes quantity (such as \"250m\" or \"1Gi\")", k, v)
+		}
+		out[corev1.ResourceName(k)] = q
+	}
+	return out, nil
+}
+
+func (s Spec) labels() map[string]string {
+	l := map[string]string{}
+	for k, v := range s.Labels {
+		l[k] = v
+	}
+	l[LabelWorkspaceID] = s.WorkspaceID
+	l[LabelManagedBy] = ManagedBy
+	return l
+}
+
+func (s Spec) pod() (*corev1.Pod, error) {
+	req, err := resourceList(s.Requests)
+	if err != nil {
+		return nil, err
+	}
+	lim, err := resourceList(s.Limits)
+	if err != nil {
+		return nil, err
+	}
+	var env []corev1.EnvVar
+	for k, v := range s.Environment {
+		env = append(env, corev1.EnvVar{Name: k, Value: v})
+	}
+	sort.Slice(env, func(i, j int) bool { return env[i].Name < env[j].Name })
+	var ports []corev1.ContainerPort
+	for _, p := range s.ExposedPorts {
+		ports = append(ports, corev1.ContainerPort{ContainerPort: int32(p), Protocol: corev1.ProtocolTCP}) //nolint:gosec // checked by Validate
+	}
+	c := corev1.Container{
+		Name: containerName, Image: s.Image, ImagePullPolicy: corev1.PullPolicy(s.ImagePullPolicy),
+		Command: []string{"tail"}, Args: []string{"-f", "/dev/null"},
+		Env: env, Ports: ports, WorkingDir: s.Root,
+		Resources: corev1.ResourceRequirements{Requests: req, Limits: lim},
+		VolumeMounts: []corev1.VolumeMount{
+			{Name: "workspace", MountPath: s.Root},
+			{Name: "sandbox-fs-helper", MountPath: fshelper.HelperDir},
+		},
+	}
+	if s.Privileged {
+		t := true
+		c.SecurityContext = &corev1.SecurityContext{Privileged: &t}
+	}
+	no := false
+	grace := int64(1)
+	p := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: PodName(s.WorkspaceID), Namespace: s.Namespace, Labels: s.labels(),
+			Annotations: map[string]string{AnnotationRoot: s.Root},
+		},
+		Spec: corev1.PodSpec{
+			Containers:                    []corev1.Container{c},
+			RestartPolicy:                 corev1.RestartPolicyNever,
+			ServiceAccountName:            s.ServiceAccount,
+			AutomountServiceAccountToken:  &no,
+			NodeSelector:                  s.NodeSelector,
+			TerminationGracePeriodSeconds: &grace,
+			Volumes: []corev1.Volume{
+				{Name: "workspace", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+				{Name: "sandbox-fs-helper", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+			},
+		},
+	}
+	if a := s.accountsAnnotation(); a != "" {
+		p.Annotations[AnnotationAccounts] = a
+	}
+	if s.RuntimeClassName != "" {
+		rc := s.RuntimeClassName
+		p.Spec.RuntimeClassName = &rc
+	}
+	return p, nil
+}
+
+func (s Spec) service() *corev1.Service {
+	var ports []corev1.ServicePort
+	for _, p := range s.ExposedPorts {
+		ports = append(ports, corev1.ServicePort{
+			Name: fmt.Sprintf("tcp-%d", p), Port: int32(p), TargetPort: intstr.FromInt(p), Protocol: corev1.ProtocolTCP, //nolint:gosec // checked by Validate
+		})
+	}
+	return &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: PodName(s.WorkspaceID), Namespace: s.Namespace, Labels: s.labels()},
+		Spec: corev1.ServiceSpec{
+			Type: corev1.ServiceTypeClusterIP, Ports: ports,
+			Selector: map[string]string{LabelWorkspaceID: s.WorkspaceID},
+		},
+	}
+}
+
+// Create creates the pod (and the Service of its exposed ports), waits
+// until it runs, creates the root and provisions users and groups. On any
+// failure both are deleted again. A pod that does not run within the
+// start timeout fails with its own reason and recent events.
+func (c *Cluster) Create(ctx context.Context, s Spec) (*Backend, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	cs, _, err := c.client()
+	if err != nil {
+		return nil, err
+	}
+	pod, err := s.pod()
+	if err != nil {
+		return nil, err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			_ = c.Remove(context.WithoutCancel(ctx), s.Namespace, pod.Name)
+		}
+	}()
+	if err := call(ctx, func() error {
+		_, err := cs.CoreV1().Pods(s.Namespace).Create(ctx, pod, metav1.CreateOptions{})
+		return err
+	}); err != nil {
+		return nil, fmt.Errorf("creating pod %s/%s: %w", s.Namespace, pod.Name, err)
+	}
+	if len(s.ExposedPorts) > 0 {
+		if err := call(ctx, func() error {
+			_, err := cs.CoreV1().Services(s.Namespace).Create(ctx, s.service(), metav1.CreateOptions{})
+			return err
+		}); err != nil {
+			return nil, fmt.Errorf("creating service %s/%s: %w", s.Namespace, pod.Name, err)
+		}
+	}
+	timeout := s.StartTimeout
+	if timeout <= 0 {
+		timeout = DefaultStartTimeout
+	}
+	if err := c.waitRunning(ctx, s.Namespace, pod.Name, timeout); err != nil {
+		return nil, err
+	}
+	b := c.Open(s.Namespace, pod.Name, s.Root)
+	if err := b.InitRoot(ctx); err != nil {
+		return nil, err
+	}
+	if err := b.Provision(ctx, s.Users, s.Groups); err != nil {
+		return nil, err
+	}
+	ok = true
+	return b, nil
+}
+
+// waitRunning polls the pod until its container runs; a pod that failed,
+// or is still waiting when timeout passes, is an error with the reason the
+// kubelet gives and the pod's recent events.
+func (c *Cluster) waitRunning(ctx context.Context, ns, name string, timeout time.Duration) error {
+	cs, _, err := c.client()
+	if err != nil {
+		return err
+	}
+	deadline := time.Now().Add(timeout)
+	for delay := 100 * time.Millisecond; ; delay = min(delay*2, 2*time.Second) {
+		var pod *corev1.Pod
+		err := call(ctx, func() error {
+			var gerr error
+			pod, gerr = cs.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+			return gerr
+		})
+		if err != nil {
+			return fmt.Errorf("reading pod %s/%s: %w", ns, name, err)
+		}
+		switch pod.Status.Phase {
+		case corev1.PodRunning:
+			if containerRunning(pod) {
+				return nil
+			}
+		case corev1.PodFailed, corev1.PodSucceeded:
+			return fmt.Errorf("pod %s/%s stopped before it was ready (%s): %s%s", ns, name, pod.Status.Phase, podReason(pod), c.events(ctx, ns, name))
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("pod %s/%s did not start within %s: %s%s", ns, name, timeout, podReason(pod), c.events(ctx, ns, name))
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(delay):
+		}
+	}
+}
+
+func containerRunning(p *corev1.Pod) bool {
+	for _, st := range p.Status.ContainerStatuses {
+		if st.Name == containerName {
+			return st.State.Running != nil
+		}
+	}
+	return false
+}
+
+// podReason is the most specific reason the pod gives for not running.
+func podReason(p *corev1.Pod) string {
+	for _, st := range p.Status.ContainerStatuses {
+		if w := st.State.Waiting; w != nil && w.Reason != "" {
+			return strings.TrimSpace(w.Reason + ": " + w.Message)
+		}
+		if t := st.State.Terminated; t != nil {
+			return strings.TrimSpace(fmt.Sprintf("%s (exit code %d): %s", t.Reason, t.ExitCode, t.Message))
+		}
+	}
+	for _, cond := range p.Status.Conditions {
+		if cond.Status != corev1.ConditionTrue && cond.Reason != "" {
+			return strings.TrimSpace(cond.Reason + ": " + cond.Message)
+		}
+	}
+	if p.Status.Reason != "" {
+		return strings.TrimSpace(p.Status.Reason + ": " + p.Status.Message)
+	}
+	return "phase " + string(p.Status.Phase)
+}
+
+// events lists the pod's last few events, for errors.
+func (c *Cluster) events(ctx context.Context, ns, name string) string {
+	cs, _, err := c.client()
+	if err != nil {
+		return ""
+	}
+	list, err := cs.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=" + name})
+	if err != nil || len(list.Items) == 0 {
+		return ""
+	}
+	items := list.Items
+	sort.Slice(items, func(i, j int) bool { return items[i].LastTimestamp.Before(&items[j].LastTimestamp) })
+	if len(items) > 5 {
+		items = items[len(items)-5:]
+	}
+	var b strings.Builder
+	b.WriteString("\nevents:")
+	for _, e := range items {
+		fmt.Fprintf(&b, "\n  %s %s: %s", e.Type, e.Reason, strings.TrimSpace(e.Message))
+	}
+	return b.String()
+}
+
+// Pod is what Lookup reports of a workspace pod.
+type Pod struct {
+	Namespace, Name, Root string
+	// Running is true when the workspace container runs.
+	Running bool
+	// Gone is true when the pod ended (evicted, deleted while running,
+	// its container exited): it can no longer serve the workspace.
+	Gone bool
+	// Reason says why a pod is Gone.
+	Reason string
+	// Image is the container's image.
+	Image string
+}
+
+// Lookup reads the pod name in ns; found is false when there is none. It
+// only reads.
+func (c *Cluster) Lookup(ctx context.Context, ns, name string) (Pod, bool, error) {
+	cs, _, err := c.client()
+	if err != nil {
+		return Pod{}, false, err
+	}
+	var p *corev1.Pod
+	err = call(ctx, func() error {
+		var gerr error
+		p, gerr = cs.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+		return gerr
+	})
+	if apierrors.IsNotFound(err) {
+		return Pod{}, false, nil
+	}
+	if err != nil {
+		return Pod{}, false, fmt.Errorf("reading pod %s/%s: %w", ns, name, err)
+	}
+	out := Pod{Namespace: ns, Name: name, Root: p.Annotations[AnnotationRoot], Running: containerRunning(p)}
+	if len(p.Spec.Containers) > 0 {
+		out.Image = p.Spec.Containers[0].Image
+	}
+	if p.DeletionTimestamp != nil || p.Status.Phase == corev1.PodFailed || p.Status.Phase == corev1.PodSucceeded {
+		out.Gone, out.Reason = true, podReason(p)
+	}
+	return out, true, nil
+}
+
+// Remove deletes the pod and its Service and waits until both are gone;
+// what is already gone is not an error.
+func (c *Cluster) Remove(ctx context.Context, ns, name string) error {
+	cs, _, err := c.client()
+	if err != nil {
+		return err
+	}
+	c.helpers.Forget(ns + "/" + name)
+	grace := int64(0)
+	fg := metav1.DeletePropagationForeground
+	opts := metav1.DeleteOptions{GracePeriodSeconds: &grace, PropagationPolicy: &fg}
+	for _, del := range []func() error{
+		func() error { return cs.CoreV1().Pods(ns).Delete(ctx, name, opts) },
+		func() error { return cs.CoreV1().Services(ns).Delete(ctx, name, opts) },
+	} {
+		if err := call(ctx, del); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("deleting %s/%s: %w", ns, name, err)
+		}
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		_, perr := cs.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+		_, serr := cs.CoreV1().Services(ns).Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(perr) && apierrors.IsNotFound(serr) {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("pod %s/%s was deleted but is still there after 2 minutes", ns, name)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}

@@ -1,0 +1,213 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/kubernetes"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/mount"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/snapshot"
+)
+
+// KubernetesConfig says how to reach the cluster (see kubernetes.Config);
+// the provider fills it from its kubernetes block.
+type KubernetesConfig = kubernetes.Config
+
+// KubernetesSpec describes a pod workspace to create.
+type KubernetesSpec struct {
+	// Namespace, Image, ImagePullPolicy, Labels, ServiceAccount,
+	// NodeSelector, RuntimeClassName, Requests, Limits and Privileged are
+	// the pod's; see kubernetes.Spec.
+	Namespace, Image, ImagePullPolicy string
+	Labels                            map[string]string
+	ServiceAccount                    string
+	NodeSelector                      map[string]string
+	RuntimeClassName                  string
+	Requests, Limits                  map[string]string
+	Privileged                        bool
+	// Root is the absolute root inside the container, "" for
+	// DefaultDockerRoot.
+	Root string
+	// Environment, ExposedPorts, Users and Groups are the manifest's.
+	Environment  map[string]string
+	ExposedPorts []int
+	Users        []sandbox.User
+	Groups       []sandbox.Group
+	// StartTimeout bounds the wait for the pod to run (0: the default).
+	StartTimeout time.Duration
+}
+
+// CreateKubernetes creates a pod workspace with a new id: the pod (and the
+// Service of its exposed ports) is created and waited for, the root
+// created, and users and groups provisioned. Both are deleted again if any
+// step fails.
+func (e *Engine) CreateKubernetes(ctx context.Context, spec KubernetesSpec) (*Workspace, error) {
+	id := uuid.NewString()
+	root := spec.Root
+	if root == "" {
+		root = DefaultDockerRoot
+	}
+	if err := CheckDockerRoot(root); err != nil {
+		return nil, err
+	}
+	b, err := e.kube.Create(ctx, kubernetes.Spec{
+		WorkspaceID: id, Namespace: spec.Namespace, Image: spec.Image, ImagePullPolicy: spec.ImagePullPolicy,
+		Labels: spec.Labels, ServiceAccount: spec.ServiceAccount, NodeSelector: spec.NodeSelector,
+		RuntimeClassName: spec.RuntimeClassName, Requests: spec.Requests, Limits: spec.Limits, Privileged: spec.Privileged,
+		Root: root, Environment: spec.Environment, ExposedPorts: spec.ExposedPorts, Users: spec.Users, Groups: spec.Groups,
+		StartTimeout: spec.StartTimeout,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Workspace{ID: KubernetesID(id, spec.Namespace), UUID: id, Kind: kubernetes.Kind, Root: root, Running: true,
+		Backend: b, drv: e.drivers[kubernetes.Kind], eng: e}, nil
+}
+
+// KubernetesID returns the id of a pod workspace.
+func KubernetesID(uuid, namespace string) string { return kubernetes.Kind + ":" + uuid + ":" + namespace }
+
+// parseKubernetesID reads what follows "kubernetes:" in an id:
+// "<uuid>:<namespace>".
+func parseKubernetesID(id, rest string) (Ref, error) {
+	u, ns, ok := strings.Cut(rest, ":")
+	if !ok || !ValidUUID(u) || !validNamespace(ns) {
+		return Ref{}, fmt.Errorf("%q is not a workspace id: after \"kubernetes:\" come the workspace UUID, \":\" and the "+
+			"pod's namespace; %s", id, idHelp)
+	}
+	return Ref{Kind: kubernetes.Kind, UUID: u, Namespace: ns}, nil
+}
+
+// validNamespace checks a namespace name: a DNS label (RFC 1123).
+func validNamespace(ns string) bool {
+	if ns == "" || len(ns) > 63 || ns[0] == '-' || ns[len(ns)-1] == '-' {
+		return false
+	}
+	for _, r := range ns {
+		if (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+// kubernetesDriver is the kubernetes kind: a pod named after the workspace
+// UUID in the namespace the id names, on the configured cluster.
+type kubernetesDriver struct{ e *Engine }
+
+func (d kubernetesDriver) open(ctx context.Context, ref Ref) (*Workspace, error) {
+	name := kubernetes.PodName(ref.UUID)
+	p, ok, err := d.e.kube.Lookup(ctx, ref.Namespace, name)
+	if err != nil {
+		return nil, err
+	}
+	id := KubernetesID(ref.UUID, ref.Namespace)
+	if !ok {
+		return nil, fmt.Errorf("%w: %s (no pod %s in namespace %s)", ErrWorkspaceGone, id, name, ref.Namespace)
+	}
+	if p.Gone {
+		return nil, fmt.Errorf("%w: %s (pod %s/%s ended: %s)", ErrWorkspaceGone, id, ref.Namespace, name, p.Reason)
+	}
+	root := p.Root
+	if root == "" {
+		root = DefaultDockerRoot
+	}
+	return &Workspace{ID: id, UUID: ref.UUID, Kind: kubernetes.Kind, Root: root, Running: p.Running,
+		Backend: d.e.kube.Open(ref.Namespace, name, root), drv: d, eng: d.e}, nil
+}
+
+func (d kubernetesDriver) destroy(ctx context.Context, w *Workspace) error {
+	ref, err := ParseID(w.ID)
+	if err != nil {
+		return err
+	}
+	return d.e.kube.Remove(ctx, ref.Namespace, kubernetes.PodName(ref.UUID))
+}
+
+// start fails: a pod whose container stopped cannot be started again.
+func (kubernetesDriver) start(_ context.Context, w *Workspace) error {
+	return fmt.Errorf("the pod of workspace %s does not run and cannot be restarted; the next plan replaces it", w.ID)
+}
+
+// endpoints are the in-cluster addresses of the workspace's Service.
+func (kubernetesDriver) endpoints(ctx context.Context, w *Workspace, ports []int) ([]sandbox.ExposedPortEndpoint, error) {
+	b, ok := w.Backend.(*kubernetes.Backend)
+	if !ok {
+		return nil, fmt.Errorf("workspace %s is not a kubernetes workspace", w.ID)
+	}
+	return b.Endpoints(ctx, ports)
+}
+
+// setEnvironment does nothing: a pod's environment is fixed when it is
+// created (changing it replaces the workspace).
+func (kubernetesDriver) setEnvironment(context.Context, *Workspace, map[string]string) error { return nil }
+
+func (kubernetesDriver) mountBackend() string { return kubernetes.Kind }
+
+// ErrMountUnsupported is wrapped when a workspace kind cannot take a mount.
+var ErrMountUnsupported = errors.New("mount not supported on this workspace kind")
+
+// checkMount refuses every mount: storage mounts in pods are not supported.
+func (kubernetesDriver) checkMount(_ context.Context, w *Workspace, m *mount.Mount) error {
+	return fmt.Errorf("%w: workspace %s is a Kubernetes pod; storage mounts (%s) run only in local and docker workspaces",
+		ErrMountUnsupported, w.ID, m.Strategy.Pattern.Type)
+}
+
+func (kubernetesDriver) mountsOnHost() bool { return false }
+
+// secretEnvironment is empty: pod workspaces take no write-only
+// environment.
+func (kubernetesDriver) secretEnvironment(context.Context, *Workspace) ([]string, error) { return nil, nil }
+
+func (kubernetesDriver) persist(ctx context.Context, w *Workspace, exclude []string, manifestDigest string, out io.Writer) (snapshot.Summary, error) {
+	return persistInContainer(ctx, w, exclude, manifestDigest, out)
+}
+
+func (kubernetesDriver) hydrate(ctx context.Context, w *Workspace, r io.Reader) (int, error) {
+	return hydrateInContainer(ctx, w, r)
+}
+
+// KubernetesInfo is what a pod workspace was created with, read back from
+// the pod (see kubernetes.Backend.Describe).
+type KubernetesInfo = kubernetes.Spec
+
+// DescribeKubernetes reads KubernetesInfo of a kubernetes workspace.
+func (e *Engine) DescribeKubernetes(ctx context.Context, w *Workspace) (KubernetesInfo, error) {
+	b, ok := w.Backend.(*kubernetes.Backend)
+	if !ok {
+		return KubernetesInfo{}, fmt.Errorf("workspace %s is not a kubernetes workspace", w.ID)
+	}
+	return b.Describe(ctx)
+}
+
+// PodName returns the name of a kubernetes workspace's pod (and Service).
+func PodName(w *Workspace) string { return kubernetes.PodName(w.UUID) }
+
+// CheckKubernetesSpec validates what the configuration alone decides of a
+// pod workspace (quantities, pull policy), without contacting the cluster.
+func CheckKubernetesSpec(spec KubernetesSpec) error {
+	root := spec.Root
+	if root == "" {
+		root = DefaultDockerRoot
+	}
+	image, ns := spec.Image, spec.Namespace
+	if image == "" {
+		image = "unknown"
+	}
+	if ns == "" {
+		ns = "unknown"
+	}
+	return kubernetes.Spec{Namespace: ns, Image: image, ImagePullPolicy: spec.ImagePullPolicy, Requests: spec.Requests,
+		Limits: spec.Limits, Root: root, ExposedPorts: spec.ExposedPorts}.Validate()
+}
+
+// SameQuantity reports whether two Kubernetes quantities are the same
+// amount however spelled ("0.5" and "500m", "1Gi" and "1024Mi").
+func SameQuantity(a, b string) bool { return kubernetes.SameQuantity(a, b) }
