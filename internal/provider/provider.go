@@ -72,7 +72,7 @@ func (p *sandboxProvider) Metadata(_ context.Context, _ provider.MetadataRequest
 
 func (p *sandboxProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "Declares agent sandbox workspaces (a local directory or a Docker container) and the entries that fill them, " +
+		MarkdownDescription: "Declares agent sandbox workspaces (a local directory, a Docker container or a Kubernetes pod) and the entries that fill them, " +
 			"following the sandbox workspace model of openai-agents-python.",
 		Blocks: map[string]schema.Block{"kubernetes": kubernetesProviderBlock()},
 		Attributes: map[string]schema.Attribute{

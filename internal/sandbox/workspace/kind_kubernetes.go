@@ -72,7 +72,9 @@ func (e *Engine) CreateKubernetes(ctx context.Context, spec KubernetesSpec) (*Wo
 }
 
 // KubernetesID returns the id of a pod workspace.
-func KubernetesID(uuid, namespace string) string { return kubernetes.Kind + ":" + uuid + ":" + namespace }
+func KubernetesID(uuid, namespace string) string {
+	return kubernetes.Kind + ":" + uuid + ":" + namespace
+}
 
 // parseKubernetesID reads what follows "kubernetes:" in an id:
 // "<uuid>:<namespace>".
@@ -147,7 +149,9 @@ func (kubernetesDriver) endpoints(ctx context.Context, w *Workspace, ports []int
 
 // setEnvironment does nothing: a pod's environment is fixed when it is
 // created (changing it replaces the workspace).
-func (kubernetesDriver) setEnvironment(context.Context, *Workspace, map[string]string) error { return nil }
+func (kubernetesDriver) setEnvironment(context.Context, *Workspace, map[string]string) error {
+	return nil
+}
 
 func (kubernetesDriver) mountBackend() string { return kubernetes.Kind }
 
@@ -164,7 +168,9 @@ func (kubernetesDriver) mountsOnHost() bool { return false }
 
 // secretEnvironment is empty: pod workspaces take no write-only
 // environment.
-func (kubernetesDriver) secretEnvironment(context.Context, *Workspace) ([]string, error) { return nil, nil }
+func (kubernetesDriver) secretEnvironment(context.Context, *Workspace) ([]string, error) {
+	return nil, nil
+}
 
 func (kubernetesDriver) persist(ctx context.Context, w *Workspace, exclude []string, manifestDigest string, out io.Writer) (snapshot.Summary, error) {
 	return persistInContainer(ctx, w, exclude, manifestDigest, out)
