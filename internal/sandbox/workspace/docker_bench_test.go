@@ -48,7 +48,7 @@ func TestDockerCopyBenchmark(t *testing.T) {
 
 	engineCopy := func(i int) time.Duration {
 		start := time.Now()
-		td, _, err := eng.SyncLocalDir(ctx, w.ID, fmt.Sprintf("engine-%d", i), "docker-tree", workspace.Meta{Perm: 0o755}, nil)
+		td, err := w.SyncLocalDir(ctx, fmt.Sprintf("engine-%d", i), "docker-tree", workspace.Meta{Perm: 0o755}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
