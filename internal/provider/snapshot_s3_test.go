@@ -1,0 +1,221 @@
+package provider
+
+import (
+	"archive/tar"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/testutil/fakes3"
+)
+
+const s3KeyVariables = `
+variable "key_id" {
+  type      = string
+  sensitive = true
+  ephemeral = true
+}
+
+variable "secret" {
+  type      = string
+  sensitive = true
+  ephemeral = true
+}
+`
+
+// s3SnapshotEntries is snapshotEntries with the snapshot uploaded to srv
+// below prefix, signed with the variables' keys.
+func s3SnapshotEntries(src string, srv *fakes3.Server, prefix string) string {
+	const marker = "S3-TARGET"
+	return s3KeyVariables + strings.Replace(snapshotEntries(src, marker, ""), fmt.Sprintf("local { base_path = %q }", marker),
+		fmt.Sprintf(`s3 {
+    bucket                 = %q
+    prefix                 = %q
+    endpoint_url           = %q
+    access_key_id_wo       = var.key_id
+    secret_access_key_wo   = var.secret
+    credentials_wo_version = 1
+  }`, srv.Bucket, prefix, srv.Endpoint), 1)
+}
+
+// s3RestoredWorkspace is a workspace restored from sandbox_snapshot.s's
+// object (or, with url and sum set, from that object instead).
+func s3RestoredWorkspace(kind string, srv *fakes3.Server, url, sum string) string {
+	if url == "" {
+		url, sum = "${sandbox_snapshot.s.url}", "${sandbox_snapshot.s.sha256}"
+	}
+	return fmt.Sprintf(`
+resource "sandbox_workspace" "restored" {
+  %s
+  restore_from = {
+    url                  = "%s"
+    sha256               = "%s"
+    endpoint_url         = %q
+    access_key_id_wo     = var.key_id
+    secret_access_key_wo = var.secret
+  }
+}
+`, kind, url, sum, srv.Endpoint)
+}
+
+// checkS3Object reads the snapshot's object back from the server and checks
+// its key, bytes and members against state; it records the key in key.
+func checkS3Object(t *testing.T, srv *fakes3.Server, prefix string, key *string) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		a := s.RootModule().Resources["sandbox_snapshot.s"].Primary.Attributes
+		want := prefix + "/" + a["snapshot_id"] + ".tar"
+		if a["url"] != "s3://"+srv.Bucket+"/"+want || a["path"] != "" {
+			return fmt.Errorf("url %q path %q, want s3://%s/%s and no path", a["url"], a["path"], srv.Bucket, want)
+		}
+		raw, ok := srv.Object(t, want)
+		if !ok {
+			return fmt.Errorf("no object at %s", want)
+		}
+		*key = want
+		return checkArchiveBytes(a, raw, false)
+	}
+}
+
+// stateFilesClean fails when a state file below dir holds a secret (or
+// when there is no state file to look at).
+func stateFilesClean(dir string, secrets ...string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		found := 0
+		err := filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+			if err != nil || fi.IsDir() || !strings.HasPrefix(fi.Name(), "terraform.tfstate") {
+				return err
+			}
+			found++
+			b, err := os.ReadFile(p)
+			for _, s := range secrets {
+				if strings.Contains(string(b), s) {
+					return fmt.Errorf("%s holds a credential", p)
+				}
+			}
+			return err
+		})
+		if err == nil && found == 0 {
+			err = fmt.Errorf("no state file below %s", dir)
+		}
+		return err
+	}
+}
+
+func bucketEmpty(t *testing.T, srv *fakes3.Server) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		if keys := srv.Keys(t); len(keys) > 0 {
+			return fmt.Errorf("destroy left %v in the bucket", keys)
+		}
+		return nil
+	}
+}
+
+// checkRestoredLocal reads the restored workspace's files back.
+func checkRestoredLocal(s *terraform.State) error {
+	root := s.RootModule().Resources["sandbox_workspace.restored"].Primary.Attributes["root"]
+	for rel, want := range map[string]struct {
+		content string
+		mode    os.FileMode
+	}{"out/note.txt": {"note\n", 0o640}, "bin/run.sh": {"#!/bin/sh\necho hi\n", 0o755}, "tree/sub/b.conf": {"b\n", 0o600}} {
+		if err := expectFile(filepath.Join(root, rel), want.content, want.mode); err != nil {
+			return err
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(root, "tmp/token")); !os.IsNotExist(err) {
+		return fmt.Errorf("the ephemeral file was restored: %w", err)
+	}
+	return nil
+}
+
+// TestAccSnapshotS3_local uploads a local workspace's snapshot, replaces it
+// when the object is deleted (found by the plan with the write-only keys:
+// refresh has none) or altered (found by refresh with the environment's
+// keys), restores a new workspace from it, refuses a tampered or unsafe
+// object before writing anything, and removes the object on destroy.
+func TestAccSnapshotS3_local(t *testing.T) {
+	srv := fakes3.Start(t, "snaps", nil)
+	env := newTestEnv(t)
+	writeTreeSource(env)
+	workDir := t.TempDir()
+	cfg := env.config(s3SnapshotEntries(env.src, srv, "runs/eval"))
+	restored := cfg + s3RestoredWorkspace("local {}", srv, "", "")
+	var key, altered string
+	evil, evilSum := writeTestArchive(t, tar.Header{Name: "./link", Typeflag: tar.TypeSymlink, Linkname: "/etc"})
+	evilRaw, err := os.ReadFile(evil)
+	must(t, err)
+	other, _ := writeTestArchive(t) // a safe archive, not the snapshot
+	otherRaw, err := os.ReadFile(other)
+	must(t, err)
+	refused := func(objKey string, content []byte, sum, msg string) resource.TestStep {
+		return resource.TestStep{
+			PreConfig: func() { srv.PutObject(t, objKey, content) },
+			Config:    cfg + s3RestoredWorkspace("local {}", srv, "s3://"+srv.Bucket+"/"+objKey, sum), ConfigVariables: s3Vars(srv),
+			ExpectError: regexp.MustCompile(msg),
+		}
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Factories,
+		TerraformVersionChecks:   requireTF111,
+		WorkingDir:               workDir,
+		CheckDestroy:             bucketEmpty(t, srv),
+		Steps: []resource.TestStep{
+			{
+				Config: cfg, ConfigVariables: s3Vars(srv),
+				Check: resource.ComposeTestCheckFunc(checkS3Object(t, srv, "runs/eval", &key),
+					noSecretInState(srv.SecretAccessKey, srv.AccessKeyID),
+					stateFilesClean(workDir, srv.SecretAccessKey, srv.AccessKeyID)),
+			},
+			{Config: cfg, ConfigVariables: s3Vars(srv), ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
+			{
+				PreConfig: func() { srv.DeleteObject(t, key) },
+				Config:    cfg, ConfigVariables: s3Vars(srv),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("sandbox_snapshot.s", plancheck.ResourceActionReplace)}},
+				Check: checkS3Object(t, srv, "runs/eval", &key),
+			},
+			{
+				// With the keys in the environment, refresh finds the altered
+				// object and the snapshot is taken again; the altered object is
+				// not the snapshot's own, so it stays (the check removes it).
+				PreConfig: func() {
+					t.Setenv("AWS_ACCESS_KEY_ID", srv.AccessKeyID)
+					t.Setenv("AWS_SECRET_ACCESS_KEY", srv.SecretAccessKey)
+					altered = key
+					srv.PutObject(t, key, []byte("not the archive"))
+				},
+				Config: cfg, ConfigVariables: s3Vars(srv),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("sandbox_snapshot.s", plancheck.ResourceActionCreate)}},
+				Check: resource.ComposeTestCheckFunc(checkS3Object(t, srv, "runs/eval", &key), func(*terraform.State) error {
+					if got, _ := srv.Object(t, altered); string(got) != "not the archive" || key == altered {
+						return fmt.Errorf("the altered object %s holds %q (new key %s)", altered, got, key)
+					}
+					srv.DeleteObject(t, altered)
+					return nil
+				}),
+			},
+			refused("tampered.tar", otherRaw, "${sandbox_snapshot.s.sha256}", `differs\s+from its sha256`),
+			refused("evil.tar", evilRaw, evilSum, `unsafe archive member "./link"[\s\S]*nothing was\s+written`),
+			{
+				PreConfig: func() {
+					srv.DeleteObject(t, "tampered.tar")
+					srv.DeleteObject(t, "evil.tar")
+					if roots, _ := os.ReadDir(env.base); len(roots) != 1 {
+						t.Errorf("a refused restore left a workspace: %v", roots)
+					}
+				},
+				Config: restored, ConfigVariables: s3Vars(srv),
+				Check: resource.ComposeTestCheckFunc(checkRestoredLocal,
+					stateFilesClean(workDir, srv.SecretAccessKey, srv.AccessKeyID)),
+			},
+			{Config: restored, ConfigVariables: s3Vars(srv), ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
+		},
+	})
+}
