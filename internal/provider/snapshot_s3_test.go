@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/docker/dockertest"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/testutil/fakes3"
 )
 
@@ -218,4 +219,116 @@ func TestAccSnapshotS3_local(t *testing.T) {
 			{Config: restored, ConfigVariables: s3Vars(srv), ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
 		},
 	})
+}
+
+// TestAccSnapshotS3_docker snapshots a container's workspace to the bucket
+// and restores a fresh container from the object: every file's sha256 and
+// mode match inside the two containers, and the next plan is empty. The
+// environment's keys let refresh and destroy reach the object.
+func TestAccSnapshotS3_docker(t *testing.T) {
+	env := newDockerEnv(t)
+	writeTreeSource(env.testEnv)
+	srv := fakes3.Start(t, "snaps", nil)
+	t.Setenv("AWS_ACCESS_KEY_ID", srv.AccessKeyID)
+	t.Setenv("AWS_SECRET_ACCESS_KEY", srv.SecretAccessKey)
+	workDir := t.TempDir()
+	cfg := env.config("", s3SnapshotEntries(env.src, srv, "/docker"))
+	restored := cfg + s3RestoredWorkspace(fmt.Sprintf("docker {\n    image       = %q\n    pull_policy = \"never\"\n  }",
+		dockertest.Image), srv, "", "") + `
+resource "sandbox_file" "on_top" {
+  workspace_id = sandbox_workspace.restored.id
+  path         = "out/extra.txt"
+  content      = "added after the restore\n"
+  permissions  = "0600"
+}
+`
+	var key string
+	empty := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Factories,
+		TerraformVersionChecks:   requireTF111,
+		WorkingDir:               workDir,
+		CheckDestroy:             resource.ComposeTestCheckFunc(env.checkGone, bucketEmpty(t, srv)),
+		Steps: []resource.TestStep{
+			{Config: cfg, ConfigVariables: s3Vars(srv), Check: checkS3Object(t, srv, "docker", &key)},
+			{Config: cfg, ConfigVariables: s3Vars(srv), ConfigPlanChecks: empty},
+			{
+				Config: restored, ConfigVariables: s3Vars(srv),
+				Check: resource.ComposeTestCheckFunc(checkRestoredDocker(env),
+					stateFilesClean(workDir, srv.SecretAccessKey, srv.AccessKeyID)),
+			},
+			{Config: restored, ConfigVariables: s3Vars(srv), ConfigPlanChecks: empty},
+		},
+	})
+}
+
+// TestAccSnapshotS3_refusals: bad S3 arguments fail at plan time, on their
+// attribute, before anything is created.
+func TestAccSnapshotS3_refusals(t *testing.T) {
+	env := newTestEnv(t)
+	snap := func(body string) string {
+		return env.config(s3KeyVariables + fmt.Sprintf(`
+resource "sandbox_snapshot" "s" {
+  workspace_id = sandbox_workspace.ws.id
+  %s
+}
+`, body))
+	}
+	vars := s3Vars(&fakes3.Server{AccessKeyID: "AKTEST", SecretAccessKey: "secret-test"})
+	step := func(body, msg string) resource.TestStep {
+		return resource.TestStep{Config: snap(body), ConfigVariables: vars, PlanOnly: true, ExpectError: regexp.MustCompile(msg)}
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Factories,
+		TerraformVersionChecks:   requireTF111,
+		Steps: []resource.TestStep{
+			step(`s3 {
+    bucket           = "b"
+    access_key_id_wo = var.key_id
+  }`, `(?s)Incomplete S3 credentials.*access_key_id_wo = var.key_id.*both access_key_id and\s+secret_access_key`),
+			step(`s3 {
+    bucket       = "b"
+    endpoint_url = "http://user:pw@127.0.0.1:9000"
+  }`, `(?s)Invalid endpoint_url.*endpoint_url = .*must not hold credentials`),
+			step(`s3 {
+    bucket = "b"
+    prefix = "a/../b"
+  }`, `(?s)Invalid prefix.*prefix *= "a/../b".*\.\. segment`),
+			step(`s3 { region = "x" }`, `(?s)Invalid Attribute Combination.*s3\.bucket`),
+			step(`local { base_path = "snaps" }
+  s3 { bucket = "b" }`, `Invalid Attribute Combination`),
+			step(``, `Exactly one of these attributes must be configured: \[local,s3\]`),
+		},
+	})
+	if entries, _ := os.ReadDir(env.base); len(entries) > 0 {
+		t.Errorf("a refused plan created %v", entries)
+	}
+}
+
+// TestAccWorkspaceRestore_urlRefusals: restore_from takes exactly one of
+// path and url, and url only as s3://<bucket>/<key>, at plan time.
+func TestAccWorkspaceRestore_urlRefusals(t *testing.T) {
+	env := newTestEnv(t)
+	sum := strings.Repeat("a", 64)
+	cfg := func(from string) string {
+		return fmt.Sprintf(`
+provider "sandbox" {
+  local_base_dir = %q
+}
+
+resource "sandbox_workspace" "ws" {
+  local {}
+  restore_from = { %s, sha256 = %q }
+}
+`, env.base, from, sum)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Factories,
+		Steps: []resource.TestStep{
+			{Config: cfg(`path = "a.tar", url = "s3://b/k.tar"`), PlanOnly: true, ExpectError: regexp.MustCompile(`Invalid Attribute Combination`)},
+			{Config: cfg(`url = "https://b/k.tar"`), PlanOnly: true, ExpectError: regexp.MustCompile(`not an s3://<bucket>/<key>`)},
+			{Config: cfg(`url = "s3://bucket-only"`), PlanOnly: true, ExpectError: regexp.MustCompile(`not an s3://<bucket>/<key>`)},
+		},
+	})
+	nothingCreated(env)()
 }

@@ -38,9 +38,9 @@ func restoreFromAttribute() schema.Attribute {
 	return schema.SingleNestedAttribute{
 		Optional: true,
 		MarkdownDescription: "Hydrate the new workspace from a `sandbox_snapshot` archive before any entry is applied: " +
-			"a host `path` (relative to the working directory unless absolute) or an S3 `url`, and its `sha256`. The " +
-			"archive is read whole and every member checked first; one unsafe member, or another sha256, refuses it, " +
-			"naming it, with nothing written. Then it is read again and extracted. Changing it replaces the workspace.",
+			"a host `path` (relative to the working directory unless absolute) or an S3 `url`, and its `sha256`. Every " +
+			"member is checked first; one unsafe member, or another sha256, refuses the archive, naming it, with nothing " +
+			"written. Changing it replaces the workspace.",
 		Attributes:    attrs,
 		PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplace()},
 	}

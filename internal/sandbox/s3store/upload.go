@@ -13,14 +13,15 @@ import (
 )
 
 // PartSize is the size of the first 1,000 parts of an upload; later parts
-// grow so that the 10,000 parts S3 allows hold about 5 TiB. One part at a
+// grow by 120 MiB every 1,000 parts, so that the 10,000 parts S3 allows
+// hold its 5 TiB object limit (the last parts are 1,088 MiB). One part at a
 // time is held in memory.
 const PartSize = 8 << 20
 
 const maxParts = 10000
 
 // partSize is the size of part n (1-based).
-func partSize(n int) int { return PartSize * (1 + (n-1)/1000*7) }
+func partSize(n int) int { return PartSize * (1 + (n-1)/1000*15) }
 
 // Upload streams r to the object as a multipart upload, so the archive is
 // never held whole and its size need not be known; only the object's own
