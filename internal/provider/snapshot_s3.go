@@ -67,6 +67,12 @@ func snapshotS3Block() schema.Block {
 	}
 }
 
+// sameObject reports whether o names the same service and bucket prefix
+// (else the snapshot is replaced anyway).
+func (s *snapshotS3Model) sameObject(o *snapshotS3Model) bool {
+	return s.Bucket.Equal(o.Bucket) && s.Prefix.Equal(o.Prefix) && s.EndpointURL.Equal(o.EndpointURL) && s.Region.Equal(o.Region)
+}
+
 // target is the bucket the block names.
 func (s *snapshotS3Model) target() workspace.S3Target {
 	return workspace.S3Target{Endpoint: s.EndpointURL.ValueString(), Region: s.Region.ValueString(),
@@ -152,13 +158,29 @@ func (r *snapshotResource) readS3(ctx context.Context, m snapshotResourceModel, 
 // checked with the configured write-only keys (a refresh may have had
 // none).
 func (r *snapshotResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {
+	if req.Plan.Raw.IsNull() {
 		return
 	}
 	var state, plan snapshotResourceModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() || state.S3 == nil || plan.S3 == nil || plan.SHA256.IsUnknown() {
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	// path belongs to local, url to s3: the other one is known to be null
+	// (also for a snapshot in state from before url existed).
+	if plan.Local != nil && plan.URL.IsUnknown() || plan.S3 != nil && plan.Path.IsUnknown() {
+		if plan.Local != nil {
+			plan.URL = types.StringNull()
+		} else {
+			plan.Path = types.StringNull()
+		}
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+	}
+	if req.State.Raw.IsNull() {
+		return
+	}
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() || state.S3 == nil || plan.S3 == nil || plan.SHA256.IsUnknown() || !plan.S3.sameObject(state.S3) {
 		return
 	}
 	creds, ok := s3Credentials(ctx, &req.Config, path.Root("s3"), &resp.Diagnostics)

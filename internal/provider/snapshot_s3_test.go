@@ -145,6 +145,11 @@ func TestAccSnapshotS3_local(t *testing.T) {
 	env := newTestEnv(t)
 	writeTreeSource(env)
 	workDir := t.TempDir()
+	t.Setenv("AWS_ACCESS_KEY_ID", "") // refresh has no keys until step 4
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "")
+	logPath := filepath.Join(t.TempDir(), "trace.log")
+	t.Setenv("TF_LOG", "trace")
+	t.Setenv("TF_LOG_PATH", logPath)
 	cfg := env.config(s3SnapshotEntries(env.src, srv, "runs/eval"))
 	restored := cfg + s3RestoredWorkspace("local {}", srv, "", "")
 	var key, altered string
@@ -218,6 +223,40 @@ func TestAccSnapshotS3_local(t *testing.T) {
 			},
 			{Config: restored, ConfigVariables: s3Vars(srv), ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
 		},
+	})
+	log, err := os.ReadFile(logPath)
+	if err != nil || !strings.Contains(string(log), "sandbox_snapshot") {
+		t.Fatalf("no trace log of the run at %s: %v", logPath, err)
+	}
+	if strings.Contains(string(log), srv.SecretAccessKey) {
+		t.Fatal("the trace log holds the secret access key")
+	}
+}
+
+// TestAccSnapshotS3_destroyWithoutKeys: destroy gets no write-only keys, so
+// without keys in the environment a signed snapshot's object is left in
+// place (with a warning) rather than deleted unsigned or by another key.
+func TestAccSnapshotS3_destroyWithoutKeys(t *testing.T) {
+	srv := fakes3.Start(t, "snaps", nil)
+	env := newTestEnv(t)
+	writeTreeSource(env)
+	t.Setenv("AWS_ACCESS_KEY_ID", "")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "")
+	var key string
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Factories,
+		TerraformVersionChecks:   requireTF111,
+		CheckDestroy: func(*terraform.State) error {
+			if _, ok := srv.Object(t, key); !ok {
+				return fmt.Errorf("the object %s was removed without keys", key)
+			}
+			srv.DeleteObject(t, key)
+			return nil
+		},
+		Steps: []resource.TestStep{{
+			Config: env.config(s3SnapshotEntries(env.src, srv, "keep")), ConfigVariables: s3Vars(srv),
+			Check: checkS3Object(t, srv, "keep", &key),
+		}},
 	})
 }
 
