@@ -61,9 +61,13 @@ func snapshotS3Block() schema.Block {
 			"keys sign the upload and the plan's check of the object. Refresh and destroy get no write-only values from " +
 			"Terraform: they use the `AWS_ACCESS_KEY_ID`/`AWS_SECRET_ACCESS_KEY` environment variables (an upload made " +
 			"without keys is read and removed unsigned). Set exactly one of `local` and `s3`.",
-		Attributes:    attrs,
-		Validators:    []validator.Object{objectvalidator.AlsoRequires(path.MatchRelative().AtName("bucket"))},
-		PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplace()},
+		Attributes: attrs,
+		Validators: []validator.Object{objectvalidator.AlsoRequires(path.MatchRelative().AtName("bucket"))},
+		// Adding or removing the block replaces; inside it, each attribute says.
+		PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplaceIf(func(_ context.Context,
+			req planmodifier.ObjectRequest, resp *objectplanmodifier.RequiresReplaceIfFuncResponse) {
+			resp.RequiresReplace = req.StateValue.IsNull() != req.PlanValue.IsNull()
+		}, "Adding or removing the block replaces the snapshot.", "Adding or removing the block replaces the snapshot.")},
 	}
 }
 

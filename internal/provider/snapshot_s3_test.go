@@ -180,6 +180,20 @@ func TestAccSnapshotS3_local(t *testing.T) {
 			},
 			{Config: cfg, ConfigVariables: s3Vars(srv), ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
 			{
+				// A key rotation is recorded in place: the object stays.
+				Config: strings.Replace(cfg, "credentials_wo_version = 1", "credentials_wo_version = 2", 1), ConfigVariables: s3Vars(srv),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("sandbox_snapshot.s", plancheck.ResourceActionUpdate)}},
+				Check: resource.ComposeTestCheckFunc(attrEquals("sandbox_snapshot.s", "s3.credentials_wo_version", "2"),
+					func(s *terraform.State) error {
+						var now string
+						if err := checkS3Object(t, srv, "runs/eval", &now)(s); err != nil || now != key {
+							return fmt.Errorf("after the rotation the object is %s (was %s): %w", now, key, err)
+						}
+						return nil
+					}),
+			},
+			{
 				PreConfig: func() { srv.DeleteObject(t, key) },
 				Config:    cfg, ConfigVariables: s3Vars(srv),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
