@@ -191,7 +191,7 @@ func (r *workspaceResource) Create(ctx context.Context, req resource.CreateReque
 		return
 	}
 	w := k.create(ctx, r.eng, m, req.Config, resp.Private, &resp.Diagnostics)
-	if w == nil || resp.Diagnostics.HasError() || !r.restoreWorkspace(ctx, w, m, &resp.Diagnostics) {
+	if w == nil || resp.Diagnostics.HasError() || !r.restoreWorkspace(ctx, w, m, req.Config, &resp.Diagnostics) {
 		return
 	}
 	m.ID = types.StringValue(w.ID)
