@@ -36,6 +36,13 @@ type Info struct {
 	// Isolation is read back from the container's configuration (its
 	// Runtime is "" when the container runs the daemon's default).
 	Isolation Isolation
+	// Networking is read back from the container: the networks it is on
+	// besides NetworkMode's (sorted by name), extra hosts and DNS servers.
+	Networking Networking
+	// Grants are the path grants LabelSpec recorded, a host_path grant as
+	// its bind mount is on the container, then bind mounts it did not
+	// record.
+	Grants []sandbox.PathGrant
 }
 
 // Describe reads Info from the daemon.
@@ -72,8 +79,11 @@ func (b *Backend) Describe(ctx context.Context) (Info, error) {
 			readSpecLabel(raw, c.Config.Env, &info)
 		}
 	}
+	primary := primaryNetwork(c)
+	info.Networking = readNetworking(c, primary)
+	info.Grants = readGrants(c.HostConfig, info.Grants)
 	if hc := c.HostConfig; hc != nil {
-		if nm := string(hc.NetworkMode); nm != "" && nm != "default" && nm != "bridge" {
+		if nm := string(hc.NetworkMode); nm != "" && nm != "default" && nm != "bridge" && !primary {
 			info.NetworkMode = nm
 		}
 		if n := string(hc.RestartPolicy.Name); n != "" {
