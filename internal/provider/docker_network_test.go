@@ -3,6 +3,8 @@ package provider
 import (
 	"context"
 	"fmt"
+	"io"
+	"net"
 	"regexp"
 	"strconv"
 	"strings"
@@ -48,15 +50,15 @@ func testNetwork(t *testing.T) string {
 // peer starts a container of the test image on network as alias, which
 // answers "peer-ok" to every TCP connection on port 8080, and returns its id
 // and address there; it is removed at the test's end.
-func peer(t *testing.T, net, alias string) (id, ip string) {
+func peer(t *testing.T, evalnet, alias string) (id, ip string) {
 	t.Helper()
 	ctx := context.Background()
 	cli := dockertest.Client()
 	created, err := cli.ContainerCreate(ctx, client.ContainerCreateOptions{
 		Config: &container.Config{Image: dockertest.Image, Entrypoint: []string{"sh", "-c"},
 			Cmd: []string{"while true; do echo peer-ok | nc -l -p 8080; done"}},
-		HostConfig:       &container.HostConfig{NetworkMode: container.NetworkMode(net)},
-		NetworkingConfig: &network.NetworkingConfig{EndpointsConfig: map[string]*network.EndpointSettings{net: {Aliases: []string{alias}}}},
+		HostConfig:       &container.HostConfig{NetworkMode: container.NetworkMode(evalnet)},
+		NetworkingConfig: &network.NetworkingConfig{EndpointsConfig: map[string]*network.EndpointSettings{evalnet: {Aliases: []string{alias}}}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +73,7 @@ func peer(t *testing.T, net, alias string) (id, ip string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return created.ID, res.Container.NetworkSettings.Networks[net].IPAddress.String()
+	return created.ID, res.Container.NetworkSettings.Networks[evalnet].IPAddress.String()
 }
 
 // sameContainer checks that the workspace is still the container *first.
@@ -136,32 +138,60 @@ func fromPeer(peerID *string, host string, port int, want string) func(*terrafor
 // place, and new aliases are applied live to the same container.
 func TestAccDockerNetwork_aliases(t *testing.T) {
 	env := newDockerEnv(t)
-	net := testNetwork(t)
-	peerID, _ := peer(t, net, "peer")
+	evalnet := testNetwork(t)
+	other := testNetwork(t) // sorts after evalnet, as the daemon lists it
+	peerID, _ := peer(t, evalnet, "peer")
 	block := func(alias string) string {
-		return fmt.Sprintf("networks    = [{ name = %q, aliases = [%q] }]\n    extra_hosts = { \"db.internal\" = \"10.0.0.5\" }", net, alias)
+		return fmt.Sprintf("networks    = [{ name = %q, aliases = [%q] }, { name = %q }]\n    extra_hosts = { \"db.internal\" = \"10.0.0.5\" }",
+			evalnet, alias, other)
 	}
 	body := serve + fetch("reach", "peer", 8080)
 	var first string
 	sameContainer := env.sameContainer(&first)
+	// The exposed port stays published on 127.0.0.1.
+	ports := "exposed_ports = [8081]"
+	fromHost := func(s *terraform.State) error {
+		a := s.RootModule().Resources["sandbox_workspace.ws"].Primary.Attributes
+		if a["endpoints.0.host"] != "127.0.0.1" {
+			return fmt.Errorf("endpoints.0.host = %q", a["endpoints.0.host"])
+		}
+		var last error
+		for i := 0; i < 20; i++ {
+			c, err := net.DialTimeout("tcp", "127.0.0.1:"+a["endpoints.0.host_port"], 3*time.Second)
+			if err == nil {
+				b, rerr := io.ReadAll(c)
+				c.Close()
+				if rerr == nil && string(b) == "ws-ok\n" {
+					return nil
+				}
+				err = fmt.Errorf("read %q (%w)", b, rerr)
+			}
+			last = err
+			time.Sleep(200 * time.Millisecond)
+		}
+		return fmt.Errorf("the workspace's endpoint 127.0.0.1:%s from the host: %w", a["endpoints.0.host_port"], last)
+	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6Factories,
 		TerraformVersionChecks:   requireTF111,
 		Steps: []resource.TestStep{
 			{
-				Config: env.configDocker(block("agent"), "", body),
+				Config: env.configDocker(block("agent"), ports, body),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue("sandbox_workspace.ws", tfjsonpath.New("docker").AtMapKey("networks"),
 						knownvalue.ListExact([]knownvalue.Check{knownvalue.ObjectExact(map[string]knownvalue.Check{
-							"name": knownvalue.StringExact(net), "aliases": knownvalue.SetExact([]knownvalue.Check{knownvalue.StringExact("agent")}),
+							"name": knownvalue.StringExact(evalnet), "aliases": knownvalue.SetExact([]knownvalue.Check{knownvalue.StringExact("agent")}),
+						}), knownvalue.ObjectExact(map[string]knownvalue.Check{
+							"name": knownvalue.StringExact(other), "aliases": knownvalue.Null(),
 						})})),
 				},
 				Check: resource.ComposeTestCheckFunc(
 					resource.TestCheckResourceAttr("sandbox_command.reach", "stdout", "peer-ok\nrc=0\n"),
 					fromPeer(&peerID, "agent", 8081, "ws-ok"),
 					env.expectSh("grep db.internal /etc/hosts", "10.0.0.5\tdb.internal"),
-					// Only on the test network: not on the default bridge.
-					env.expectSh("grep -c eth /proc/net/dev", "1"),
+					// On the two test networks only, not the default bridge.
+					env.expectSh("grep -c eth /proc/net/dev", "2"),
+					fromHost,
 					func(s *terraform.State) error { first = env.container(s); return nil },
 				),
 			},
@@ -171,11 +201,11 @@ func TestAccDockerNetwork_aliases(t *testing.T) {
 				// Disconnected behind Terraform's back: the plan reconnects
 				// in place.
 				PreConfig: func() {
-					_, err := dockertest.Client().NetworkDisconnect(context.Background(), net,
+					_, err := dockertest.Client().NetworkDisconnect(context.Background(), evalnet,
 						client.NetworkDisconnectOptions{Container: first, Force: true})
 					must(t, err)
 				},
-				Config: env.configDocker(block("agent"), "", body),
+				Config: env.configDocker(block("agent"), ports, body),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction("sandbox_workspace.ws", plancheck.ResourceActionUpdate),
 				}},
@@ -183,7 +213,7 @@ func TestAccDockerNetwork_aliases(t *testing.T) {
 			},
 			{
 				// A new alias is applied live.
-				Config: env.configDocker(block("agent2"), "", body),
+				Config: env.configDocker(block("agent2"), ports, body),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction("sandbox_workspace.ws", plancheck.ResourceActionUpdate),
 				}},
@@ -191,7 +221,7 @@ func TestAccDockerNetwork_aliases(t *testing.T) {
 					func(*terraform.State) error {
 						out, err := sh(peerID, "for a in agent2 agent; do nslookup $a 127.0.0.11 >/dev/null 2>&1 && echo $a=yes || echo $a=no; done")
 						if err != nil || out != "agent2=yes\nagent=no" {
-							return fmt.Errorf("aliases resolved on %s: %q (%w), want agent2 only", net, out, err)
+							return fmt.Errorf("aliases resolved on %s: %q (%w), want agent2 only", evalnet, out, err)
 						}
 						return nil
 					}),
@@ -205,8 +235,8 @@ func TestAccDockerNetwork_aliases(t *testing.T) {
 // nor by address; its dns servers are its resolv.conf.
 func TestAccDockerNetwork_none(t *testing.T) {
 	env := newDockerEnv(t)
-	net := testNetwork(t)
-	peerID, ip := peer(t, net, "peer")
+	evalnet := testNetwork(t)
+	peerID, ip := peer(t, evalnet, "peer")
 	body := fetch("by_name", "peer", 8080) + fetch("by_ip", ip, 8080)
 	notReached := regexp.MustCompile(`^(?s)(.*\n)?rc=[1-9]\d*\n$`)
 	resource.Test(t, resource.TestCase{
