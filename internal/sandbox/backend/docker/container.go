@@ -110,10 +110,7 @@ func (s Spec) Validate() error {
 	if err := ValidateVolumes(s.Root, s.Volumes); err != nil {
 		return err
 	}
-	if err := ValidateNetworking(s.NetworkMode, s.Networking); err != nil {
-		return err
-	}
-	if err := ValidateGrants(s.Root, s.Grants, s.Volumes, s.Isolation.Tmpfs); err != nil {
+	if err := s.validateNetworkAndGrants(); err != nil {
 		return err
 	}
 	return s.Isolation.Validate(s.Root, s.Volumes, len(s.Users)+len(s.Groups) > 0)
@@ -200,10 +197,8 @@ func (d *Daemon) Create(ctx context.Context, s Spec) (*Backend, error) {
 			_ = d.Remove(context.WithoutCancel(ctx), created.ID)
 		}
 	}()
-	for _, nw := range more {
-		if err := d.connect(ctx, created.ID, nw); err != nil {
-			return nil, err
-		}
+	if err := d.connect(ctx, created.ID, more...); err != nil {
+		return nil, err
 	}
 	if _, err := cli.ContainerStart(ctx, created.ID, client.ContainerStartOptions{}); err != nil {
 		return nil, fmt.Errorf("starting container %s: %w", short(created.ID), d.redactMounted(ctx, err, s.Volumes))

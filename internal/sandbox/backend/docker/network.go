@@ -159,18 +159,28 @@ func applyNetworking(s Spec, hc *container.HostConfig) (*network.NetworkingConfi
 	}}, rest[1:]
 }
 
-// connect joins the container to nw with its aliases.
-func (d *Daemon) connect(ctx context.Context, id string, nw Network) error {
+// connect joins the container to each network with its aliases.
+func (d *Daemon) connect(ctx context.Context, id string, nws ...Network) error {
 	cli, err := d.api()
 	if err != nil {
 		return err
 	}
-	_, err = cli.NetworkConnect(ctx, nw.Name, client.NetworkConnectOptions{Container: id,
-		EndpointConfig: &network.EndpointSettings{Aliases: slices.Clone(nw.Aliases)}})
-	if err != nil {
-		return fmt.Errorf("connecting container %s to network %s: %w", short(id), nw.Name, err)
+	for _, nw := range nws {
+		_, err = cli.NetworkConnect(ctx, nw.Name, client.NetworkConnectOptions{Container: id,
+			EndpointConfig: &network.EndpointSettings{Aliases: slices.Clone(nw.Aliases)}})
+		if err != nil {
+			return fmt.Errorf("connecting container %s to network %s: %w", short(id), nw.Name, err)
+		}
 	}
 	return nil
+}
+
+// validateNetworkAndGrants checks the networking and the path grants of s.
+func (s Spec) validateNetworkAndGrants() error {
+	if err := ValidateNetworking(s.NetworkMode, s.Networking); err != nil {
+		return err
+	}
+	return ValidateGrants(s.Root, s.Grants, s.Volumes, s.Isolation.Tmpfs)
 }
 
 // readNetworking reads Networking back from the container: the networks
