@@ -48,6 +48,8 @@ type workspaceModel struct {
 	StartedAt     types.String `tfsdk:"started_at"`
 	RestoreFrom   types.Object `tfsdk:"restore_from"`
 	RootOwner     types.String `tfsdk:"root_owner"`
+	// ExtraPathGrants is in workspace_resource_grants.go.
+	ExtraPathGrants types.List `tfsdk:"extra_path_grants"`
 }
 
 var endpointAttrTypes = map[string]attr.Type{
