@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/objectvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -17,16 +18,23 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	snapshotpkg "github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/snapshot"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
 )
 
-var _ resource.ResourceWithConfigure = (*snapshotResource)(nil)
+var (
+	_ resource.ResourceWithConfigure        = (*snapshotResource)(nil)
+	_ resource.ResourceWithModifyPlan       = (*snapshotResource)(nil)
+	_ resource.ResourceWithConfigValidators = (*snapshotResource)(nil)
+	_ resource.ResourceWithValidateConfig   = (*snapshotResource)(nil)
+)
 
 // NewSnapshotResource returns the sandbox_snapshot resource: a tar of a
 // workspace's root as the Python SDK persists it, written to a host
-// directory.
+// directory or an S3 bucket.
 func NewSnapshotResource() resource.Resource { return &snapshotResource{} }
 
 type snapshotResource struct {
@@ -41,11 +49,13 @@ type snapshotResourceModel struct {
 	ID           types.String        `tfsdk:"id"`
 	WorkspaceID  types.String        `tfsdk:"workspace_id"`
 	Local        *snapshotLocalModel `tfsdk:"local"`
+	S3           *snapshotS3Model    `tfsdk:"s3"`
 	Exclude      types.List          `tfsdk:"exclude"`
 	ManifestJSON types.String        `tfsdk:"manifest_json"`
 	Triggers     types.Map           `tfsdk:"triggers"`
 	SnapshotID   types.String        `tfsdk:"snapshot_id"`
 	Path         types.String        `tfsdk:"path"`
+	URL          types.String        `tfsdk:"url"`
 	SHA256       types.String        `tfsdk:"sha256"`
 	Size         types.Int64         `tfsdk:"size"`
 	FileCount    types.Int64         `tfsdk:"file_count"`
@@ -69,8 +79,8 @@ func (r *snapshotResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A tar of a workspace's root as the Python SDK persists it (workspace-relative `.`-rooted " +
 			"members, without `exclude` paths, mount targets or helper files), taken on create and again (as a " +
-			"replacement) whenever an argument or `triggers` changes. Destroy removes the archive it wrote; a missing " +
-			"or altered archive plans a new snapshot.",
+			"replacement) whenever an argument or `triggers` changes, to a host directory (`local`) or an S3 bucket " +
+			"(`s3`). Destroy removes the archive it wrote; a missing or altered archive plans a new snapshot.",
 		Attributes: map[string]schema.Attribute{
 			"id":           computed("The snapshot id (same as `snapshot_id`)."),
 			"workspace_id": sourceWorkspaceAttribute("snapshot"),
@@ -88,32 +98,52 @@ func (r *snapshotResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 					"manifest with the workspace's root.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
-			"triggers":    retakeTriggersAttribute("takes the snapshot"),
-			"snapshot_id": computed("Random id of the snapshot; the archive is `<base_path>/<snapshot_id>.tar`."),
-			"path":        computed("Host path of the archive, relative to the working directory when `base_path` is."),
-			"sha256":      computed("SHA-256 (hex) of the archive file."),
-			"size":        computedInt("Size of the archive file in bytes."),
-			"file_count":  computedInt("Number of regular files in the archive."),
+			"triggers": retakeTriggersAttribute("takes the snapshot"),
+			"snapshot_id": computed("Random id of the snapshot; the archive is `<base_path>/<snapshot_id>.tar` or the " +
+				"object `<prefix>/<snapshot_id>.tar`."),
+			"path": computed("With `local`: host path of the archive, relative to the working directory when " +
+				"`base_path` is. Null with `s3`."),
+			"url":        computed("With `s3`: the object as `s3://<bucket>/<key>`, for `restore_from.url`. Null with `local`."),
+			"sha256":     computed("SHA-256 (hex) of the archive."),
+			"size":       computedInt("Size of the archive in bytes."),
+			"file_count": computedInt("Number of regular files in the archive."),
 			"fingerprint": computed("The Python SDK's workspace fingerprint (`workspace_tar_sha256_v1`): SHA-256 (hex) of the " +
 				"archive followed by the manifest digest."),
 			"files": fileDigestsAttribute("in the archive"),
 		},
 		Blocks: map[string]schema.Block{
 			"local": schema.SingleNestedBlock{
-				MarkdownDescription: "Write the archive to a host directory (required).",
+				MarkdownDescription: "Write the archive to a host directory. Set exactly one of `local` and `s3`.",
 				Attributes: map[string]schema.Attribute{
 					"base_path": schema.StringAttribute{
-						Required: true, MarkdownDescription: "Host directory of the archive, relative to the working " +
-							"directory unless absolute; created when missing.",
+						// Optional so that an absent block is valid; the block requires it.
+						Optional: true, MarkdownDescription: "Host directory of the archive, relative to the working " +
+							"directory unless absolute; created when missing. Required in the block.",
 						Validators:    []validator.String{stringvalidator.LengthAtLeast(1)},
 						PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 					},
 				},
-				Validators:    []validator.Object{objectvalidator.IsRequired()},
+				Validators:    []validator.Object{objectvalidator.AlsoRequires(path.MatchRelative().AtName("base_path"))},
 				PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplace()},
 			},
+			"s3": snapshotS3Block(),
 		},
 	}
+}
+
+func (r *snapshotResource) ConfigValidators(context.Context) []resource.ConfigValidator {
+	return []resource.ConfigValidator{resourcevalidator.ExactlyOneOf(path.MatchRoot("local"), path.MatchRoot("s3"))}
+}
+
+// ValidateConfig refuses a partial key pair at plan time.
+func (r *snapshotResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var s3 types.Object
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("s3"), &s3)...)
+	if resp.Diagnostics.HasError() || s3.IsNull() || s3.IsUnknown() {
+		return
+	}
+	cfg := tfsdk.Config{Schema: req.Config.Schema, Raw: req.Config.Raw}
+	s3Credentials(ctx, &cfg, path.Root("s3"), &resp.Diagnostics)
 }
 
 func (r *snapshotResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
@@ -126,8 +156,8 @@ func (r *snapshotResource) Create(ctx context.Context, req resource.CreateReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if m.Local == nil {
-		resp.Diagnostics.AddAttributeError(path.Root("local"), "Missing local block", "local { base_path = ... } is required.")
+	if (m.Local == nil) == (m.S3 == nil) {
+		resp.Diagnostics.AddError("Missing target block", "Set exactly one of local { base_path = ... } and s3 { bucket = ... }.")
 		return
 	}
 	var exclude []string
@@ -145,16 +175,28 @@ func (r *snapshotResource) Create(ctx context.Context, req resource.CreateReques
 		manifest = []byte(m.ManifestJSON.ValueString())
 	}
 	id := newRunID()
-	res, err := ws.Snapshot(ctx, workspace.SnapshotRequest{BasePath: m.Local.BasePath.ValueString(), SnapshotID: id,
-		Exclude: exclude, ManifestJSON: manifest})
-	if err != nil {
-		resp.Diagnostics.AddError("Snapshot failed", err.Error())
-		return
+	sreq := workspace.SnapshotRequest{SnapshotID: id, Exclude: exclude, ManifestJSON: manifest}
+	m.ID, m.SnapshotID = types.StringValue(id), types.StringValue(id)
+	if m.S3 != nil {
+		r.createS3(ctx, ws, sreq, req.Config, &m, resp.Private, &resp.Diagnostics)
+	} else {
+		sreq.BasePath = m.Local.BasePath.ValueString()
+		res, err := ws.Snapshot(ctx, sreq)
+		if err != nil {
+			resp.Diagnostics.AddError("Snapshot failed", err.Error())
+			return
+		}
+		m.Path, m.URL = types.StringValue(res.Path), types.StringNull()
+		m.setSummary(res.Summary)
 	}
-	m.ID, m.SnapshotID, m.Path = types.StringValue(id), types.StringValue(id), types.StringValue(res.Path)
-	m.SHA256, m.Size, m.Fingerprint = types.StringValue(res.SHA256), types.Int64Value(res.Size), types.StringValue(res.Fingerprint)
-	m.FileCount, m.Files = types.Int64Value(int64(res.FileCount)), digestMap(res.Files)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	if !resp.Diagnostics.HasError() {
+		resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	}
+}
+
+func (m *snapshotResourceModel) setSummary(sum snapshotpkg.Summary) {
+	m.SHA256, m.Size, m.Fingerprint = types.StringValue(sum.SHA256), types.Int64Value(sum.Size), types.StringValue(sum.Fingerprint)
+	m.FileCount, m.Files = types.Int64Value(int64(sum.FileCount)), digestMap(sum.Files)
 }
 
 // Read hashes the archive: a missing or altered one leaves state, so the
@@ -164,6 +206,10 @@ func (r *snapshotResource) Read(ctx context.Context, req resource.ReadRequest, r
 	var m snapshotResourceModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() {
+		return
+	}
+	if m.S3 != nil {
+		r.readS3(ctx, m, req, resp)
 		return
 	}
 	st, err := r.eng.ReadArchive(m.Path.ValueString())
@@ -176,7 +222,8 @@ func (r *snapshotResource) Read(ctx context.Context, req resource.ReadRequest, r
 	}
 }
 
-// Update is never called with a change: every argument replaces.
+// Update records a new credentials_wo_version; every other argument
+// replaces.
 func (r *snapshotResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var m snapshotResourceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
@@ -188,6 +235,10 @@ func (r *snapshotResource) Delete(ctx context.Context, req resource.DeleteReques
 	var m snapshotResourceModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() {
+		return
+	}
+	if m.S3 != nil {
+		r.deleteS3(ctx, m, req, resp)
 		return
 	}
 	err := r.eng.RemoveArchive(m.Path.ValueString(), m.SHA256.ValueString())

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"archive/tar"
+	"bytes"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -79,14 +80,9 @@ type archiveMember struct {
 	content string
 }
 
-func readArchive(p string) (map[string]archiveMember, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
+func readArchive(raw []byte) (map[string]archiveMember, error) {
 	out := map[string]archiveMember{}
-	tr := tar.NewReader(f)
+	tr := tar.NewReader(bytes.NewReader(raw))
 	for {
 		hdr, err := tr.Next()
 		if errors.Is(err, io.EOF) {
@@ -113,38 +109,44 @@ func checkSnapshotArchive(mounted bool) resource.TestCheckFunc {
 		if err != nil {
 			return err
 		}
-		if got := fmt.Sprintf("%x", sha256.Sum256(raw)); got != a["sha256"] || fmt.Sprint(len(raw)) != a["size"] {
-			return fmt.Errorf("archive sha256 %s size %d, state says %s %s", got, len(raw), a["sha256"], a["size"])
-		}
-		m, err := readArchive(a["path"])
-		if err != nil {
-			return err
-		}
-		want := map[string]archiveMember{
-			"./out/":            {mode: 0o750, typ: tar.TypeDir},
-			"./out/note.txt":    {mode: 0o640, typ: tar.TypeReg, content: "note\n"},
-			"./bin/run.sh":      {mode: 0o755, typ: tar.TypeReg, content: "#!/bin/sh\necho hi\n"},
-			"./tree/a.txt":      {mode: 0o644, typ: tar.TypeReg, content: "tree a\n"},
-			"./tree/sub/b.conf": {mode: 0o600, typ: tar.TypeReg, content: "b\n"},
-		}
-		for name, w := range want {
-			if got, ok := m[name]; !ok || got != w {
-				return fmt.Errorf("member %s = %+v (present %v), want %+v", name, got, ok, w)
-			}
-		}
-		for name := range m {
-			if strings.HasPrefix(name, "./tmp/token") || strings.HasPrefix(name, "./.sandbox-") || strings.HasPrefix(name, "./data/") || strings.Contains(name, "sandbox-fs-helper") {
-				return fmt.Errorf("member %s should have been left out", name)
-			}
-		}
-		if mounted && m["./data/"].typ != 0 {
-			return errors.New("the mount point itself was persisted")
-		}
-		if a["files.out/note.txt"] != sha("note\n") || a["file_count"] != "4" || a["fingerprint"] == "" {
-			return fmt.Errorf("files/file_count/fingerprint in state: %v", a)
-		}
-		return nil
+		return checkArchiveBytes(a, raw, mounted)
 	}
+}
+
+// checkArchiveBytes checks an archive read back (raw) against the
+// snapshot's attributes a and the entries of snapshotEntries.
+func checkArchiveBytes(a map[string]string, raw []byte, mounted bool) error {
+	if got := fmt.Sprintf("%x", sha256.Sum256(raw)); got != a["sha256"] || fmt.Sprint(len(raw)) != a["size"] {
+		return fmt.Errorf("archive sha256 %s size %d, state says %s %s", got, len(raw), a["sha256"], a["size"])
+	}
+	m, err := readArchive(raw)
+	if err != nil {
+		return err
+	}
+	want := map[string]archiveMember{
+		"./out/":            {mode: 0o750, typ: tar.TypeDir},
+		"./out/note.txt":    {mode: 0o640, typ: tar.TypeReg, content: "note\n"},
+		"./bin/run.sh":      {mode: 0o755, typ: tar.TypeReg, content: "#!/bin/sh\necho hi\n"},
+		"./tree/a.txt":      {mode: 0o644, typ: tar.TypeReg, content: "tree a\n"},
+		"./tree/sub/b.conf": {mode: 0o600, typ: tar.TypeReg, content: "b\n"},
+	}
+	for name, w := range want {
+		if got, ok := m[name]; !ok || got != w {
+			return fmt.Errorf("member %s = %+v (present %v), want %+v", name, got, ok, w)
+		}
+	}
+	for name := range m {
+		if strings.HasPrefix(name, "./tmp/token") || strings.HasPrefix(name, "./.sandbox-") || strings.HasPrefix(name, "./data/") || strings.Contains(name, "sandbox-fs-helper") {
+			return fmt.Errorf("member %s should have been left out", name)
+		}
+	}
+	if mounted && m["./data/"].typ != 0 {
+		return errors.New("the mount point itself was persisted")
+	}
+	if a["files.out/note.txt"] != sha("note\n") || a["file_count"] != "4" || a["fingerprint"] == "" {
+		return fmt.Errorf("files/file_count/fingerprint in state: %v", a)
+	}
+	return nil
 }
 
 func snapshotArchiveGone(base string) resource.TestCheckFunc {

@@ -58,9 +58,11 @@ func warnDiskLost(ctx context.Context, req resource.ModifyPlanRequest, resp *res
 			"-replace=...) to restore from its snapshot again.")
 }
 
-// update applies live limit changes with docker update.
+// update applies live limit changes with docker update and network
+// changes with docker network connect and disconnect.
 func (dockerKind) update(ctx context.Context, eng *workspace.Engine, req resource.UpdateRequest, w *workspace.Workspace, diags *diag.Diagnostics) {
 	updateLimits(ctx, eng, req, w, diags)
+	updateNetworks(ctx, eng, req, w, diags)
 }
 
 func (dockerKind) create(ctx context.Context, eng *workspace.Engine, m workspaceModel, cfg tfsdk.Config, private privateSetter, diags *diag.Diagnostics) *workspace.Workspace {
@@ -84,8 +86,9 @@ func (dockerKind) observe(ctx context.Context, eng *workspace.Engine, w *workspa
 		addEngineError(diags, "Reading the container failed", err)
 		return
 	}
+	refreshGrants(ctx, m, info)
 	if !m.Docker.IsNull() {
-		m.Docker = refreshIsolation(ctx, m.Docker, info, diags)
+		m.Docker = refreshNetworking(ctx, refreshIsolation(ctx, m.Docker, info, diags), info, diags)
 		return
 	}
 	m.Docker = dockerObject(info, w.Root)

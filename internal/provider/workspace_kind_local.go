@@ -38,6 +38,7 @@ func (localKind) block() schema.Block {
 }
 
 func (localKind) validate(ctx context.Context, m workspaceModel, cfg tfsdk.Config, diags *diag.Diagnostics) {
+	validateLocalGrants(ctx, m, diags)
 	env := map[string]string{}
 	if !m.Environment.IsUnknown() && !m.Environment.IsNull() && !m.Environment.ElementsAs(ctx, &env, false).HasError() {
 		if err := workspace.CheckLocalEnvironment(env); err != nil {

@@ -49,6 +49,8 @@ type workspaceModel struct {
 	StartedAt     types.String `tfsdk:"started_at"`
 	RestoreFrom   types.Object `tfsdk:"restore_from"`
 	RootOwner     types.String `tfsdk:"root_owner"`
+	// ExtraPathGrants is in workspace_resource_grants.go.
+	ExtraPathGrants types.List `tfsdk:"extra_path_grants"`
 }
 
 var endpointAttrTypes = map[string]attr.Type{
@@ -192,7 +194,7 @@ func (r *workspaceResource) Create(ctx context.Context, req resource.CreateReque
 		return
 	}
 	w := k.create(ctx, r.eng, m, req.Config, resp.Private, &resp.Diagnostics)
-	if w == nil || resp.Diagnostics.HasError() || !r.restoreWorkspace(ctx, w, m, &resp.Diagnostics) {
+	if w == nil || resp.Diagnostics.HasError() || !r.restoreWorkspace(ctx, w, m, req.Config, &resp.Diagnostics) {
 		return
 	}
 	m.ID = types.StringValue(w.ID)

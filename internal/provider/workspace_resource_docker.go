@@ -25,14 +25,15 @@ type dockerModel struct {
 	Volumes     types.List   `tfsdk:"volumes"`
 	Restart     types.String `tfsdk:"restart_policy"`
 	isolationModel
+	networkingModel
 }
 
-var dockerAttrTypes = withIsolationTypes(map[string]attr.Type{
+var dockerAttrTypes = withNetworkingTypes(withIsolationTypes(map[string]attr.Type{
 	"image": types.StringType, "pull_policy": types.StringType, "network_mode": types.StringType,
 	"labels": types.MapType{ElemType: types.StringType}, "fuse": types.BoolType,
 	"volumes":        types.ListType{ElemType: types.ObjectType{AttrTypes: volumeAttrTypes}},
 	"restart_policy": types.StringType,
-})
+}))
 
 // reservedLabels are set by the provider on every workspace container.
 var reservedLabels = []string{"sandbox.workspace_id", "sandbox.root"}
@@ -72,6 +73,8 @@ func validateDocker(ctx context.Context, m workspaceModel, diags *diag.Diagnosti
 	}
 	validateVolumes(ctx, d.Volumes, root, diags)
 	validateIsolation(ctx, d, m, root, diags)
+	validateNetworking(ctx, d, diags)
+	validateDockerGrants(ctx, m, d, root, diags)
 }
 
 // dockerSpec builds the engine's spec from a planned model.
@@ -84,6 +87,8 @@ func dockerSpec(ctx context.Context, m workspaceModel, diags *diag.Diagnostics) 
 	}
 	diags.Append(d.Labels.ElementsAs(ctx, &spec.Labels, false)...)
 	spec.Isolation, _ = d.isolation(ctx, diags)
+	spec.Networking, _ = d.networking(ctx, diags)
+	spec.Grants, _, _ = workspaceGrants(ctx, m.ExtraPathGrants, diags)
 	if !d.Volumes.IsNull() {
 		spec.Volumes, _, _ = volumeMounts(ctx, d.Volumes, spec.Root, diags)
 	}
@@ -154,6 +159,7 @@ func dockerObject(info workspace.DockerInfo, root string) types.Object {
 		fuse = types.BoolValue(true)
 	}
 	vals := isolationValues(info.Isolation, info.FUSE)
+	maps.Copy(vals, networkingValues(info.Networking))
 	maps.Copy(vals, map[string]attr.Value{
 		"image": types.StringValue(info.Image), "pull_policy": types.StringNull(), "network_mode": nm,
 		"labels": labels, "fuse": fuse, "volumes": volumesList(info.Volumes, root),

@@ -11,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
 )
@@ -275,27 +274,14 @@ func isolationValues(iso workspace.DockerIsolation, fuse bool) map[string]attr.V
 // container has, so the plan shows the drift; attributes that agree keep
 // their spelling.
 func refreshIsolation(ctx context.Context, block types.Object, info workspace.DockerInfo, diags *diag.Diagnostics) types.Object {
-	var d dockerModel
-	var local diag.Diagnostics
-	local.Append(block.As(ctx, &d, basetypes.ObjectAsOptions{})...)
-	if local.HasError() {
-		return block
-	}
-	have, _ := d.isolation(ctx, &local)
-	vals := maps.Clone(block.Attributes())
-	changed := false
-	for _, f := range isoFields(info.FUSE) {
-		if !f.same(have, info.Isolation) {
-			vals[f.name] = f.value(info.Isolation)
-			changed = true
+	return patchDocker(ctx, block, diags, func(d dockerModel, set func(string, attr.Value)) {
+		have, _ := d.isolation(ctx, &diag.Diagnostics{})
+		for _, f := range isoFields(info.FUSE) {
+			if !f.same(have, info.Isolation) {
+				set(f.name, f.value(info.Isolation))
+			}
 		}
-	}
-	if !changed {
-		return block
-	}
-	obj, dd := types.ObjectValue(dockerAttrTypes, vals)
-	diags.Append(dd...)
-	return obj
+	})
 }
 
 // liveLimits reports whether the limits Docker changes on a running
@@ -308,15 +294,10 @@ func liveLimits(a, b workspace.DockerIsolation) bool {
 // updateLimits applies changed live limits of the docker block to the
 // running container.
 func updateLimits(ctx context.Context, eng *workspace.Engine, req resource.UpdateRequest, w *workspace.Workspace, diags *diag.Diagnostics) {
-	var st, pl types.Object
-	diags.Append(req.State.GetAttribute(ctx, dockerPath, &st)...)
-	diags.Append(req.Plan.GetAttribute(ctx, dockerPath, &pl)...)
-	if diags.HasError() || st.IsNull() || pl.IsNull() {
+	sd, pd, ok := dockerBlocks(ctx, req, diags)
+	if !ok {
 		return
 	}
-	var sd, pd dockerModel
-	diags.Append(st.As(ctx, &sd, basetypes.ObjectAsOptions{})...)
-	diags.Append(pl.As(ctx, &pd, basetypes.ObjectAsOptions{})...)
 	have, _ := sd.isolation(ctx, diags)
 	want, _ := pd.isolation(ctx, diags)
 	if diags.HasError() || !liveLimits(have, want) {

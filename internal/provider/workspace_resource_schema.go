@@ -107,7 +107,8 @@ func (r *workspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 			"(which must carry the workspace marker). An imported local workspace is kept on destroy until an apply " +
 			"records `keep_on_destroy` from the configuration.",
 		Attributes: map[string]schema.Attribute{
-			"restore_from": restoreFromAttribute(),
+			"restore_from":      restoreFromAttribute(),
+			"extra_path_grants": grantsAttribute(),
 			"id": schema.StringAttribute{
 				Computed: true,
 				MarkdownDescription: "Workspace id, new on every creation: `local:<uuid>:<root>` or `docker:<uuid>`. It says " +
@@ -273,5 +274,6 @@ func dockerBlockSchema() schema.SingleNestedBlock {
 		},
 	}
 	maps.Copy(b.Attributes, isolationAttributes())
+	maps.Copy(b.Attributes, networkingAttributes())
 	return b
 }

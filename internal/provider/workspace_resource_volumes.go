@@ -164,11 +164,12 @@ func addCreateDockerError(diags *diag.Diagnostics, spec workspace.DockerSpec, er
 			}
 		}
 	}
-	idx := make([]int, len(spec.Volumes))
+	idx := make([]int, max(len(spec.Volumes), len(spec.Grants)))
 	for i := range idx {
 		idx[i] = i
 	}
-	if addVolumeMountError(diags, err, idx) || addIsolationError(diags, "Creating the container workspace failed", err) {
+	if addVolumeMountError(diags, err, idx[:len(spec.Volumes)]) || addGrantError(diags, err, idx[:len(spec.Grants)]) ||
+		addMissingNetworkError(diags, err) || addIsolationError(diags, "Creating the container workspace failed", err) {
 		return
 	}
 	addEngineAttributeError(diags, path.Root("docker"), "Creating the container workspace failed", err)
@@ -199,19 +200,13 @@ func replaceIfVolumesDiffer(ctx context.Context, req planmodifier.ListRequest, r
 // volumesList is the volumes attribute of an imported container: a target
 // below the root in relative form, others absolute; null when none.
 func volumesList(vols []workspace.VolumeMount, root string) types.List {
-	elem := types.ObjectType{AttrTypes: volumeAttrTypes}
-	if len(vols) == 0 {
-		return types.ListNull(elem)
-	}
-	objs := make([]attr.Value, 0, len(vols))
-	for _, v := range vols {
+	return objectList(volumeAttrTypes, vols, func(v workspace.VolumeMount) map[string]attr.Value {
 		p := v.Target
 		if rel, ok := strings.CutPrefix(v.Target, strings.TrimSuffix(root, "/")+"/"); ok && rel != "" {
 			p = rel
 		}
-		objs = append(objs, types.ObjectValueMust(volumeAttrTypes, map[string]attr.Value{
+		return map[string]attr.Value{
 			"volume_name": types.StringValue(v.Name), "path": types.StringValue(p), "read_only": types.BoolValue(v.ReadOnly),
-		}))
-	}
-	return types.ListValueMust(elem, objs)
+		}
+	})
 }

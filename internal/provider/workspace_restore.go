@@ -13,8 +13,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/s3store"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
 )
 
@@ -22,57 +24,85 @@ var sha256Hex = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
 // restoreFromAttribute is sandbox_workspace.restore_from.
 func restoreFromAttribute() schema.Attribute {
+	exactlyOne := stringvalidator.ExactlyOneOf(path.MatchRelative().AtParent().AtName("path"),
+		path.MatchRelative().AtParent().AtName("url"))
+	attrs := s3AccessAttributes(nil)
+	attrs["path"] = schema.StringAttribute{Optional: true, MarkdownDescription: "Host path of a `local` archive " +
+		"(`sandbox_snapshot.x.path`). Set exactly one of `path` and `url`.",
+		Validators: []validator.String{stringvalidator.LengthAtLeast(1), exactlyOne}}
+	attrs["url"] = schema.StringAttribute{Optional: true, MarkdownDescription: "An `s3` archive as " +
+		"`s3://<bucket>/<key>` (`sandbox_snapshot.x.url`), reached with `endpoint_url`, `region` and the keys below. " +
+		s3EnvCredentialsNote, Validators: []validator.String{s3URLValidator{}, exactlyOne}}
+	attrs["sha256"] = schema.StringAttribute{Required: true, MarkdownDescription: "SHA-256 (hex) the archive must have.",
+		Validators: []validator.String{stringvalidator.RegexMatches(sha256Hex, "must be 64 lower-case hex digits")}}
 	return schema.SingleNestedAttribute{
 		Optional: true,
 		MarkdownDescription: "Hydrate the new workspace from a `sandbox_snapshot` archive before any entry is applied: " +
-			"`path` (relative to the working directory unless absolute) and its `sha256`. Every member is checked first; " +
-			"one unsafe member refuses the archive, naming it, with nothing written. Changing it replaces the workspace.",
-		Attributes: map[string]schema.Attribute{
-			"path": schema.StringAttribute{Required: true, MarkdownDescription: "Host path of the archive.",
-				Validators: []validator.String{stringvalidator.LengthAtLeast(1)}},
-			"sha256": schema.StringAttribute{Required: true, MarkdownDescription: "SHA-256 (hex) the archive must have.",
-				Validators: []validator.String{stringvalidator.RegexMatches(sha256Hex, "must be 64 lower-case hex digits")}},
-		},
+			"a host `path` (relative to the working directory unless absolute) or an S3 `url`, and its `sha256`. Every " +
+			"member is checked first; one unsafe member, or another sha256, refuses the archive, naming it, with nothing " +
+			"written. Changing it replaces the workspace.",
+		Attributes:    attrs,
 		PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplace()},
 	}
 }
 
-// restoreSource reads restore_from; ok is false when it is not set or not
-// yet known.
-func restoreSource(o types.Object) (p, sum string, ok bool) {
+// restoreSource reads restore_from (keys from cfg); ok is false when it
+// is not set or not yet known.
+func restoreSource(ctx context.Context, o types.Object, cfg tfsdk.Config, diags *diag.Diagnostics) (src workspace.RestoreSource, sum string, ok bool) {
 	if o.IsNull() || o.IsUnknown() {
-		return "", "", false
+		return src, "", false
 	}
-	a := o.Attributes()
-	ps, _ := a["path"].(types.String)
-	ss, _ := a["sha256"].(types.String)
-	if ps.IsUnknown() || ss.IsUnknown() || ps.IsNull() || ss.IsNull() {
-		return "", "", false
+	str := func(name string) (string, bool) {
+		v, _ := o.Attributes()[name].(types.String)
+		return v.ValueString(), !v.IsUnknown()
 	}
-	return ps.ValueString(), ss.ValueString(), true
+	p, pok := str("path")
+	u, uok := str("url")
+	sum, sok := str("sha256")
+	endpoint, eok := str("endpoint_url")
+	region, rok := str("region")
+	if !pok || !uok || !sok || !eok || !rok || sum == "" || (p == "") == (u == "") {
+		return src, "", false
+	}
+	if p != "" {
+		return workspace.RestoreSource{Path: p}, sum, true
+	}
+	bucket, key, err := s3store.ParseURL(u)
+	if err != nil {
+		return src, "", false // s3URLValidator reports it
+	}
+	creds, ok := s3Credentials(ctx, &cfg, path.Root("restore_from"), diags)
+	if !ok {
+		return src, "", false
+	}
+	loc := s3store.Location{Endpoint: endpoint, Region: region, Bucket: bucket, Key: key}
+	return workspace.RestoreSource{S3: &loc, Credentials: creds}, sum, true
 }
 
 // planRestore checks, reading only, the archive a new workspace will be
 // restored from: it must be there with the planned sha256 and every member
 // must be safe to extract.
 func planRestore(ctx context.Context, eng *workspace.Engine, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, plan workspaceModel) {
-	p, sum, ok := restoreSource(plan.RestoreFrom)
-	if !ok || !req.State.Raw.IsNull() && !plan.ID.IsUnknown() {
+	if !req.State.Raw.IsNull() && !plan.ID.IsUnknown() {
 		return
 	}
-	if err := eng.CheckArchive(ctx, p, sum); err != nil {
+	src, sum, ok := restoreSource(ctx, plan.RestoreFrom, req.Config, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	if err := eng.CheckRestoreSource(ctx, src, sum); err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("restore_from"), "Cannot restore from the archive", err.Error())
 	}
 }
 
 // restoreWorkspace hydrates the just-created w from restore_from; on
 // failure it removes w again, so nothing of the failed creation stays.
-func (r *workspaceResource) restoreWorkspace(ctx context.Context, w *workspace.Workspace, m workspaceModel, diags *diag.Diagnostics) bool {
-	p, sum, ok := restoreSource(m.RestoreFrom)
+func (r *workspaceResource) restoreWorkspace(ctx context.Context, w *workspace.Workspace, m workspaceModel, cfg tfsdk.Config, diags *diag.Diagnostics) bool {
+	src, sum, ok := restoreSource(ctx, m.RestoreFrom, cfg, diags)
 	if !ok {
-		return true
+		return !diags.HasError()
 	}
-	if _, err := w.Restore(ctx, p, sum); err != nil {
+	if _, err := w.RestoreFrom(ctx, src, sum); err != nil {
 		diags.AddAttributeError(path.Root("restore_from"), "Restoring the workspace failed", err.Error())
 		if derr := r.eng.Destroy(ctx, w.ID, false); derr != nil {
 			diags.AddWarning("The new workspace was not removed", fmt.Sprintf("%s: %v", w.ID, derr))
@@ -80,4 +110,22 @@ func (r *workspaceResource) restoreWorkspace(ctx context.Context, w *workspace.W
 		return false
 	}
 	return true
+}
+
+// s3URLValidator checks restore_from.url at plan time.
+type s3URLValidator struct{}
+
+func (s3URLValidator) Description(context.Context) string {
+	return "must be an s3://<bucket>/<key> URL"
+}
+
+func (v s3URLValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (s3URLValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if _, _, err := s3store.ParseURL(req.ConfigValue.ValueString()); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid restore_from.url", err.Error())
+	}
 }

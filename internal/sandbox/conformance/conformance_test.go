@@ -59,6 +59,7 @@ var caseHandlers = map[string]func(caseName string, input json.RawMessage, expec
 	"redaction":                 handleMountRedactionVector,
 	"mount_credential_boundary": handleMountBoundaryVector,
 	"remote_mount_policy":       handleRemoteMountPolicyVector,
+	"backend_docker":            handleDockerBackendVector,
 }
 
 // seedVectorFiles returns the vector files to run: the copy kept in

@@ -48,6 +48,14 @@ type DockerSpec struct {
 	// Isolation holds the container's limits and hardening (see
 	// DockerIsolation).
 	Isolation DockerIsolation
+	// Networking holds the networks the container joins, its extra hosts
+	// and DNS servers (see DockerNetworking); a missing network fails the
+	// creation with a *MissingNetworkError.
+	Networking DockerNetworking
+	// Grants are the workspace's path grants; those with a host_path are
+	// bind-mounted (see docker.Spec.Grants). A missing host path fails the
+	// creation with a *MissingHostPathError.
+	Grants []sandbox.PathGrant
 }
 
 // CreateDocker creates a container workspace with a new id: the image is
@@ -68,7 +76,7 @@ func (e *Engine) CreateDocker(ctx context.Context, spec DockerSpec) (*Workspace,
 		Labels: spec.Labels, FUSE: spec.FUSE, RestartPolicy: spec.RestartPolicy, Root: root, Environment: spec.Environment,
 		SecretEnvironment: spec.SecretEnvironment,
 		ExposedPorts:      spec.ExposedPorts, Users: spec.Users, Groups: spec.Groups, Volumes: spec.Volumes,
-		Isolation: spec.Isolation,
+		Isolation: spec.Isolation, Networking: spec.Networking, Grants: spec.Grants,
 	})
 	if err != nil {
 		return nil, envSecrets(spec.SecretEnvironment).Error(err)

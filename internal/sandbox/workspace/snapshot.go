@@ -54,10 +54,6 @@ func (w *Workspace) Snapshot(ctx context.Context, req SnapshotRequest) (Snapshot
 	if err != nil {
 		return SnapshotResult{}, err
 	}
-	digest, err := w.manifestDigest(req.ManifestJSON)
-	if err != nil {
-		return SnapshotResult{}, err
-	}
 	dest := w.eng.HostPath(rel)
 	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
 		return SnapshotResult{}, err
@@ -67,10 +63,7 @@ func (w *Workspace) Snapshot(ctx context.Context, req SnapshotRequest) (Snapshot
 		return SnapshotResult{}, err
 	}
 	defer os.Remove(tmp.Name()) // a no-op once renamed
-	// The mount patterns' generated configuration (credentials included)
-	// is the Python SDK's runtime skip paths: never persisted.
-	exclude := append(append([]string(nil), req.Exclude...), sessionDirParents...)
-	sum, err := w.drv.persist(ctx, w, exclude, digest, tmp)
+	sum, err := w.persistTo(ctx, req.Exclude, req.ManifestJSON, tmp)
 	if err == nil {
 		err = tmp.Sync()
 	}
@@ -87,6 +80,18 @@ func (w *Workspace) Snapshot(ctx context.Context, req SnapshotRequest) (Snapshot
 		return SnapshotResult{}, fmt.Errorf("snapshot of workspace %s: %w", w.ID, err)
 	}
 	return SnapshotResult{Path: rel, Summary: sum}, nil
+}
+
+// persistTo writes the workspace's tar to out, leaving out exclude and the
+// mount patterns' generated configuration (credentials included), which
+// are the Python SDK's runtime skip paths: never persisted.
+func (w *Workspace) persistTo(ctx context.Context, exclude []string, manifestJSON []byte, out io.Writer) (snapshot.Summary, error) {
+	digest, err := w.manifestDigest(manifestJSON)
+	if err != nil {
+		return snapshot.Summary{}, err
+	}
+	skip := append(append([]string(nil), exclude...), sessionDirParents...)
+	return w.drv.persist(ctx, w, skip, digest, out)
 }
 
 func (w *Workspace) manifestDigest(manifestJSON []byte) (string, error) {
@@ -151,49 +156,14 @@ func (e *Engine) RemoveArchive(p, wantSHA256 string) error {
 }
 
 // Restore hydrates w from the archive at p (relative to the working
-// directory unless absolute), which must have the given SHA-256: the whole
-// archive is read and every member validated first (snapshot.Validate), so
-// a bad member refuses it with nothing written; then it is streamed into
-// the root, checked again member by member.
+// directory unless absolute), which must have the given SHA-256; see
+// RestoreFrom.
 func (w *Workspace) Restore(ctx context.Context, p, wantSHA256 string) (snapshot.Summary, error) {
-	f, sum, err := w.eng.openArchive(p, wantSHA256)
-	if err != nil {
-		return snapshot.Summary{}, fmt.Errorf("restore_from %w; nothing was written", err)
-	}
-	defer f.Close()
-	if _, err := w.drv.hydrate(ctx, w, f); err != nil {
-		return snapshot.Summary{}, fmt.Errorf("restore_from %s into workspace %s: %w", p, w.ID, err)
-	}
-	return sum, nil
+	return w.RestoreFrom(ctx, RestoreSource{Path: p}, wantSHA256)
 }
 
 // CheckArchive reads the archive at p and checks, writing nothing, that it
 // has the given SHA-256 and that every member is safe to restore.
-func (e *Engine) CheckArchive(_ context.Context, p, wantSHA256 string) error {
-	f, _, err := e.openArchive(p, wantSHA256)
-	if err != nil {
-		return err
-	}
-	return f.Close()
-}
-
-// openArchive opens the archive at p, validates all of it and its SHA-256,
-// and returns it positioned at its start.
-func (e *Engine) openArchive(p, wantSHA256 string) (*os.File, snapshot.Summary, error) {
-	f, err := os.Open(e.HostPath(p))
-	if err != nil {
-		return nil, snapshot.Summary{}, err
-	}
-	sum, err := snapshot.Validate(f)
-	if err == nil && sum.SHA256 != wantSHA256 {
-		err = fmt.Errorf("%w: it has sha256 %s, restore_from.sha256 is %s", ErrArchiveChanged, sum.SHA256, wantSHA256)
-	}
-	if err == nil {
-		_, err = f.Seek(0, io.SeekStart)
-	}
-	if err != nil {
-		f.Close()
-		return nil, snapshot.Summary{}, fmt.Errorf("%s: %w", p, err)
-	}
-	return f, sum, nil
+func (e *Engine) CheckArchive(ctx context.Context, p, wantSHA256 string) error {
+	return e.CheckRestoreSource(ctx, RestoreSource{Path: p}, wantSHA256)
 }

@@ -76,6 +76,13 @@ type Spec struct {
 	Volumes []VolumeMount
 	// Isolation holds the limits and hardening of the container.
 	Isolation Isolation
+	// Networking holds the networks the container joins, its extra hosts
+	// and DNS servers.
+	Networking Networking
+	// Grants are the workspace's path grants (sandbox.NewPathGrant): each
+	// with a HostPath is bind-mounted at its Path, read-only when it says
+	// so, before the volumes; all are recorded in LabelSpec.
+	Grants []sandbox.PathGrant
 }
 
 // Validate checks what can be checked without the daemon.
@@ -102,6 +109,9 @@ func (s Spec) Validate() error {
 		}
 	}
 	if err := ValidateVolumes(s.Root, s.Volumes); err != nil {
+		return err
+	}
+	if err := s.validateNetworkAndGrants(); err != nil {
 		return err
 	}
 	return s.Isolation.Validate(s.Root, s.Volumes, len(s.Users)+len(s.Groups) > 0)
@@ -146,7 +156,9 @@ func (d *Daemon) Ping(ctx context.Context) error {
 // container with its volumes mounted, installs the file helper, creates
 // the root and provisions the accounts. On any failure the container is
 // removed again. A volume the daemon does not have is a
-// *MissingVolumeError, checked before anything is created; errors of
+// *MissingVolumeError and a network a *MissingNetworkError, checked before
+// anything is created, a missing grant host path a *MissingHostPathError;
+// errors of
 // creating or starting the container have the mounted volumes' driver
 // options redacted.
 func (d *Daemon) Create(ctx context.Context, s Spec) (*Backend, error) {
@@ -160,6 +172,9 @@ func (d *Daemon) Create(ctx context.Context, s Spec) (*Backend, error) {
 	if err := d.checkVolumesExist(ctx, s.Volumes); err != nil {
 		return nil, err
 	}
+	if err := d.checkNetworksExist(ctx, s.Networking.Networks); err != nil {
+		return nil, err
+	}
 	if err := d.checkRuntime(ctx, s.Isolation.Runtime); err != nil {
 		return nil, err
 	}
@@ -167,8 +182,13 @@ func (d *Daemon) Create(ctx context.Context, s Spec) (*Backend, error) {
 		return nil, err
 	}
 	cfg, hc := containerConfig(s)
-	created, err := cli.ContainerCreate(ctx, client.ContainerCreateOptions{Config: cfg, HostConfig: hc, Name: "sandbox-" + s.WorkspaceID})
+	nc, more := applyNetworking(s, hc)
+	created, err := cli.ContainerCreate(ctx, client.ContainerCreateOptions{Config: cfg, HostConfig: hc, NetworkingConfig: nc,
+		Name: "sandbox-" + s.WorkspaceID})
 	if err != nil {
+		if missing := missingBindSource(err, s.Grants); missing != nil {
+			return nil, missing
+		}
 		return nil, fmt.Errorf("creating the container from %s: %w", s.Image, d.redactMounted(ctx, err, s.Volumes))
 	}
 	b := d.Open(created.ID, s.Root)
@@ -178,6 +198,9 @@ func (d *Daemon) Create(ctx context.Context, s Spec) (*Backend, error) {
 			_ = d.Remove(context.WithoutCancel(ctx), created.ID)
 		}
 	}()
+	if err := d.connect(ctx, created.ID, more...); err != nil {
+		return nil, err
+	}
 	if _, err := cli.ContainerStart(ctx, created.ID, client.ContainerStartOptions{}); err != nil {
 		return nil, fmt.Errorf("starting container %s: %w", short(created.ID), d.redactMounted(ctx, err, s.Volumes))
 	}
@@ -235,9 +258,8 @@ func containerConfig(s Spec) (*container.Config, *container.HostConfig) {
 		hc.CapAdd = []string{"SYS_ADMIN"}
 		hc.SecurityOpt = []string{"apparmor:unconfined"}
 	}
-	// The Python SDK mounts bind mounts first, then the volumes; there are no
-	// bind mounts yet.
-	hc.Mounts = volumeMounts(s.Volumes)
+	// The Python SDK mounts bind mounts first, then the volumes.
+	hc.Mounts = append(bindMounts(s.Grants), volumeMounts(s.Volumes)...)
 	applyIsolation(s, cfg, hc)
 	return cfg, hc
 }

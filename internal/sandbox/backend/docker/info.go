@@ -39,6 +39,13 @@ type Info struct {
 	Isolation Isolation
 	// namedRuntime is the runtime LabelSpec names ("": none).
 	namedRuntime string
+	// Networking is read back from the container: the networks it is on
+	// besides NetworkMode's (sorted by name), extra hosts and DNS servers.
+	Networking Networking
+	// Grants are the path grants LabelSpec recorded, a host_path grant as
+	// its bind mount is on the container, then bind mounts it did not
+	// record.
+	Grants []sandbox.PathGrant
 }
 
 // Describe reads Info from the daemon.
@@ -75,8 +82,11 @@ func (b *Backend) Describe(ctx context.Context) (Info, error) {
 			readSpecLabel(raw, c.Config.Env, &info)
 		}
 	}
+	primary := primaryNetwork(c)
+	info.Networking = readNetworking(c, primary)
+	info.Grants = readGrants(c.HostConfig, info.Grants)
 	if hc := c.HostConfig; hc != nil {
-		if nm := string(hc.NetworkMode); nm != "" && nm != "default" && nm != "bridge" {
+		if nm := string(hc.NetworkMode); nm != "" && nm != "default" && nm != "bridge" && !primary {
 			info.NetworkMode = nm
 		}
 		if n := string(hc.RestartPolicy.Name); n != "" {

@@ -267,7 +267,7 @@ func applyIsolation(s Spec, cfg *container.Config, hc *container.HostConfig) {
 		// What must stay writable becomes an anonymous volume, removed
 		// with the container, unless a mount already covers it.
 		for _, dir := range []string{s.Root, "/tmp", fshelper.HelperDir} {
-			if _, ok := hc.Tmpfs[dir]; ok || slices.ContainsFunc(s.Volumes, func(v VolumeMount) bool { return v.Target == dir }) {
+			if _, ok := hc.Tmpfs[dir]; ok || boundAt(s.Grants, dir) || slices.ContainsFunc(s.Volumes, func(v VolumeMount) bool { return v.Target == dir }) {
 				continue
 			}
 			hc.Mounts = append(hc.Mounts, mount.Mount{Type: mount.TypeVolume, Target: dir})

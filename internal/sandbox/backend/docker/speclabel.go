@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/moby/moby/api/types/container"
+
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 )
 
@@ -13,7 +15,8 @@ import (
 // groups and the names of its environment variables, plain and secret
 // apart (their values are in the container's configuration; the label holds
 // no value) and its volume
-// mounts (names and targets; a volume's driver options are never in it).
+// mounts (names and targets; a volume's driver options are never in it),
+// its path grants and whether its network mode is its first network.
 const LabelSpec = "sandbox.spec"
 
 type specLabel struct {
@@ -28,6 +31,11 @@ type specLabel struct {
 	// Runtime is the runtime the container was created with when one was
 	// named, so that naming the daemon's default reads back as named.
 	Runtime string `json:"runtime,omitempty"`
+	// PrimaryNetwork says that the container's network mode is the first
+	// of Spec.Networking.Networks (no NetworkMode was given).
+	PrimaryNetwork bool `json:"primary_network,omitempty"`
+	// Grants are Spec.Grants, descriptions included.
+	Grants []sandbox.PathGrant `json:"extra_path_grants,omitempty"`
 }
 
 type specVolume struct {
@@ -64,8 +72,16 @@ func specLabelOf(s Spec) string {
 	for _, v := range s.Volumes {
 		l.Volumes = append(l.Volumes, specVolume(v))
 	}
+	l.PrimaryNetwork = s.NetworkMode == "" && len(s.Networking.Networks) > 0
+	l.Grants = s.Grants
 	b, _ := json.Marshal(l)
 	return string(b)
+}
+
+// primaryNetwork reads LabelSpec's PrimaryNetwork of a container.
+func primaryNetwork(c container.InspectResponse) bool {
+	var l specLabel
+	return c.Config != nil && json.Unmarshal([]byte(c.Config.Labels[LabelSpec]), &l) == nil && l.PrimaryNetwork
 }
 
 // readSpecLabel fills info from a LabelSpec value and the container's
@@ -79,6 +95,7 @@ func readSpecLabel(raw string, env []string, info *Info) {
 	info.HasSpec = true
 	info.namedRuntime = l.Runtime
 	info.ExposedPorts = l.ExposedPorts
+	info.Grants = l.Grants
 	for _, u := range l.Users {
 		info.Users = append(info.Users, sandbox.User{Name: u})
 	}
