@@ -124,6 +124,8 @@ func (kubernetesKind) validate(ctx context.Context, m workspaceModel, cfg tfsdk.
 				"start_timeout must be a positive duration such as \"90s\" or \"5m\"; got "+b.StartTimeout.String()+".")
 		}
 	}
+	grants, idx, _ := workspaceGrants(ctx, m.ExtraPathGrants, diags)
+	addGrantError(diags, workspace.CheckKubernetesGrants(grants), idx)
 	var wo types.Map
 	diags.Append(cfg.GetAttribute(ctx, path.Root("environment_wo"), &wo)...)
 	if !wo.IsNull() {

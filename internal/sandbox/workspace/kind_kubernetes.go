@@ -217,3 +217,17 @@ func CheckKubernetesSpec(spec KubernetesSpec) error {
 // SameQuantity reports whether two Kubernetes quantities are the same
 // amount however spelled ("0.5" and "500m", "1Gi" and "1024Mi").
 func SameQuantity(a, b string) bool { return kubernetes.SameQuantity(a, b) }
+
+// CheckKubernetesGrants refuses the path grants a pod workspace cannot
+// have: one with a host_path, since the provider does not mount node
+// paths into pods. A problem is a *GrantError.
+func CheckKubernetesGrants(grants []sandbox.PathGrant) error {
+	for i, g := range grants {
+		if g.HostPath != nil {
+			return &GrantError{Index: i, Field: "host_path", Reason: "a kubernetes workspace does not mount host paths ('" +
+				g.Path + "'): the pod runs on a node of the cluster, not on the machine running Terraform; copy the files " +
+				"in with sandbox_local_dir instead"}
+		}
+	}
+	return nil
+}
