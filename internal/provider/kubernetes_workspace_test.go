@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -55,7 +56,7 @@ resource "sandbox_workspace" "ws" {
   }
   %s
 }
-%s`, e.base, e.src, os.Getenv("KUBECONFIG"), e.ns, kubetest.BusyboxImage, blockExtra, wsExtra, body)
+%s`, e.base, e.src, os.Getenv("KUBECONFIG"), e.ns, kubetest.WorkspaceImage, blockExtra, wsExtra, body)
 }
 
 func (e *kubeEnv) pod(s *terraform.State) string {
@@ -225,14 +226,23 @@ func TestAccKubernetesWorkspace_entriesCommandsService(t *testing.T) {
 }
 
 // reachFromSecondPod fetches the workspace's page through its Service from
-// another pod of the namespace.
+// another pod of the namespace; the test cluster runs no DNS server, so
+// the Service named in the endpoint is reached at its cluster IP.
 func (e *kubeEnv) reachFromSecondPod(s *terraform.State) error {
-	url := s.RootModule().Resources["sandbox_workspace.ws"].Primary.Attributes["endpoints.0.url_http"] + "index.html"
+	svc, err := e.cs.CoreV1().Services(e.ns).Get(context.Background(), e.pod(s), metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	port, err := strconv.Atoi(s.RootModule().Resources["sandbox_workspace.ws"].Primary.Attributes["endpoints.0.port"])
+	if err != nil {
+		return err
+	}
+	url := fmt.Sprintf("http://%s:%d/index.html", svc.Spec.ClusterIP, port)
+	get := kubetest.HTTPGetScript(svc.Spec.ClusterIP, port, "/index.html")
 	kubetest.RunPod(e.t, e.cs, e.ns, kubetest.BusyboxPod("client", nil))
 	var out, stderr string
-	var err error
 	for i := 0; i < 20; i++ {
-		out, stderr, err = kubetest.Exec(context.Background(), e.cfg, kubetest.WebSocket, e.ns, "client", nil, "wget", "-q", "-T", "3", "-O", "-", url)
+		out, stderr, err = kubetest.Exec(context.Background(), e.cfg, kubetest.WebSocket, e.ns, "client", nil, "sh", "-c", get)
 		if err == nil {
 			break
 		}

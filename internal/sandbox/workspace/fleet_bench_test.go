@@ -84,7 +84,7 @@ func TestFleetBenchmark(t *testing.T) {
 	ns := kubetest.Namespace(t, cs, "sandbox-fleet")
 	eng := workspace.New(workspace.Config{Kubernetes: workspace.KubernetesConfig{ConfigPath: os.Getenv("KUBECONFIG")}})
 	kApply, kDestroy := runFleet(t, eng, func(ctx context.Context) (*workspace.Workspace, error) {
-		return eng.CreateKubernetes(ctx, workspace.KubernetesSpec{Namespace: ns, Image: kubetest.BusyboxImage, ImagePullPolicy: "Never"})
+		return eng.CreateKubernetes(ctx, workspace.KubernetesSpec{Namespace: ns, Image: kubetest.WorkspaceImage, ImagePullPolicy: "Never"})
 	})
 	dApply, dDestroy := runFleet(t, eng, func(ctx context.Context) (*workspace.Workspace, error) {
 		return eng.CreateDocker(ctx, workspace.DockerSpec{Image: dockertest.Image, PullPolicy: "never"})

@@ -10,12 +10,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-logr/logr"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/util/retry"
+	"k8s.io/klog/v2"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/incontainer"
 )
@@ -49,8 +51,14 @@ type Cluster struct {
 	execs   chan struct{}
 }
 
+// quietOnce silences client-go's own logging (klog), which would print
+// to the provider's stderr about streams the provider closes on purpose
+// (a command's timeout); errors reach the caller as errors.
+var quietOnce sync.Once
+
 // NewCluster returns a Cluster for cfg; nothing is contacted until used.
 func NewCluster(cfg Config) *Cluster {
+	quietOnce.Do(func() { klog.SetLogger(logr.Discard()) })
 	return &Cluster{cfg: cfg, execs: make(chan struct{}, MaxConcurrentExecs)}
 }
 

@@ -4,7 +4,9 @@
 // The pod runs one container, "workspace", whose process is `tail -f
 // /dev/null` (as the Python SDK keeps a Docker container alive), with the
 // workspace root on an emptyDir volume and the file helper's directory on
-// another. It is labelled with the workspace UUID (LabelWorkspaceID), so a
+// another. The pod shares one process namespace, so the pod's pause process
+// is process 1 and reaps what a killed command leaves behind, as Docker's
+// init does for a container. It is labelled with the workspace UUID (LabelWorkspaceID), so a
 // workspace is found again from its id alone: namespace and UUID.
 //
 // Every file operation and command is an exec through the API server (the

@@ -30,7 +30,7 @@ func newWorkspace(t *testing.T, mutate func(*kubernetes.Spec)) (*kubernetes.Clus
 	ns := kubetest.Namespace(t, cs, "sandbox-backend")
 	c := kubernetes.NewCluster(kubernetes.Config{ConfigPath: os.Getenv("KUBECONFIG")})
 	s := kubernetes.Spec{
-		WorkspaceID: uuid.NewString(), Namespace: ns, Image: kubetest.BusyboxImage, ImagePullPolicy: "Never",
+		WorkspaceID: uuid.NewString(), Namespace: ns, Image: kubetest.WorkspaceImage, ImagePullPolicy: "Never",
 		Root: "/workspace", StartTimeout: 2 * time.Minute,
 	}
 	if mutate != nil {
@@ -140,10 +140,17 @@ func TestKubernetesBackend_serviceAndLifecycle(t *testing.T) {
 	}
 	cs, cfg := kubetest.Cluster(t)
 	kubetest.RunPod(t, cs, ns, kubetest.BusyboxPod("client", nil))
-	url := "http://" + b.PodName() + "." + ns + ".svc:8080/index.html"
+	// The test cluster runs no DNS server: reach the Service by its
+	// cluster IP.
+	svc, err := cs.CoreV1().Services(ns).Get(ctx, b.PodName(), metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + svc.Spec.ClusterIP + ":8080/index.html"
+	get := kubetest.HTTPGetScript(svc.Spec.ClusterIP, 8080, "/index.html")
 	var out string
 	for i := 0; i < 20; i++ {
-		out, _, err = kubetest.Exec(ctx, cfg, kubetest.WebSocket, ns, "client", nil, "wget", "-q", "-T", "3", "-O", "-", url)
+		out, _, err = kubetest.Exec(ctx, cfg, kubetest.WebSocket, ns, "client", nil, "sh", "-c", get)
 		if err == nil {
 			break
 		}

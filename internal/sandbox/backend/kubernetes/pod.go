@@ -154,7 +154,7 @@ func (s Spec) pod() (*corev1.Pod, error) {
 		t := true
 		c.SecurityContext = &corev1.SecurityContext{Privileged: &t}
 	}
-	no := false
+	no, yes := false, true
 	grace := int64(1)
 	p := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
@@ -164,6 +164,7 @@ func (s Spec) pod() (*corev1.Pod, error) {
 		Spec: corev1.PodSpec{
 			Containers:                    []corev1.Container{c},
 			RestartPolicy:                 corev1.RestartPolicyNever,
+			ShareProcessNamespace:         &yes,
 			ServiceAccountName:            s.ServiceAccount,
 			AutomountServiceAccountToken:  &no,
 			NodeSelector:                  s.NodeSelector,
