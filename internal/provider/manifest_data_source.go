@@ -135,7 +135,7 @@ func (d *manifestDataSource) ValidateConfig(ctx context.Context, req datasource.
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	manifestEnvironment(env, &resp.Diagnostics)
+	manifestEnvironment(ctx, env, &resp.Diagnostics)
 	if entries.IsNull() || entries.IsUnknown() {
 		return
 	}
@@ -197,7 +197,7 @@ func (d *manifestDataSource) Read(ctx context.Context, req datasource.ReadReques
 			man.Entries = append(man.Entries, manifest.KeyedEntry{Key: k, Entry: e})
 		}
 	}
-	man.Environment, _ = manifestEnvironment(m.Environment, &resp.Diagnostics)
+	man.Environment = manifestEnvironment(ctx, m.Environment, &resp.Diagnostics)
 	man.Users = manifestUsers(m.Users)
 	for _, g := range m.Groups {
 		man.Groups = append(man.Groups, sandbox.Group{Name: g.Name.ValueString(), Users: manifestUsers(g.Users)})

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -28,14 +29,11 @@ const manifestEnvDescription = "Environment variables of the manifest (`environm
 	"clear text, so give a real secret to the workspace with `environment_wo` or `sandbox_file.content_wo` instead."
 
 // manifestEnvironment reads env into environment variables, in name order;
-// problems are reported on environment[name]. ok is false when a value is
-// not known yet.
-func manifestEnvironment(env types.Dynamic, diags *diag.Diagnostics) (vars []manifest.EnvVar, ok bool) {
-	if env.IsNull() || env.IsUnderlyingValueNull() {
-		return nil, true
-	}
-	if env.IsUnknown() || env.IsUnderlyingValueUnknown() {
-		return nil, false
+// problems are reported on environment[name]. Values not known yet are
+// left out (validation runs again when they are).
+func manifestEnvironment(ctx context.Context, env types.Dynamic, diags *diag.Diagnostics) (vars []manifest.EnvVar) {
+	if env.IsNull() || env.IsUnknown() || env.IsUnderlyingValueNull() || env.IsUnderlyingValueUnknown() {
+		return nil
 	}
 	var members map[string]attr.Value
 	switch v := env.UnderlyingValue().(type) {
@@ -45,19 +43,17 @@ func manifestEnvironment(env types.Dynamic, diags *diag.Diagnostics) (vars []man
 		members = v.Elements()
 	default:
 		diags.AddAttributeError(path.Root("environment"), "Invalid environment",
-			fmt.Sprintf("environment must be an object of variable name to value, not a %s", env.UnderlyingValue().Type(nil)))
-		return nil, true
+			fmt.Sprintf("environment must be an object of variable name to value, not a %s", env.UnderlyingValue().Type(ctx)))
+		return nil
 	}
-	ok = true
 	for _, name := range sortedKeys(members) {
 		at := path.Root("environment").AtMapKey(name)
 		if err := sandbox.ValidateEnvName(name); err != nil {
 			diags.AddAttributeError(at, "Invalid environment variable name", err.Error())
 			continue
 		}
-		raw, known, err := plainValue(members[name])
+		raw, known, err := plainValue(ctx, members[name])
 		if !known {
-			ok = false
 			continue
 		}
 		var ev manifest.EnvValue
@@ -76,13 +72,13 @@ func manifestEnvironment(env types.Dynamic, diags *diag.Diagnostics) (vars []man
 		}
 		vars = append(vars, manifest.EnvVar{Name: name, Value: ev})
 	}
-	return vars, ok
+	return vars
 }
 
 // plainValue converts a Terraform value into what encoding/json writes as
 // the same JSON (objects and maps as objects, lists, tuples and sets as
 // arrays); known is false when any part is unknown.
-func plainValue(v attr.Value) (out any, known bool, err error) {
+func plainValue(ctx context.Context, v attr.Value) (out any, known bool, err error) {
 	if v.IsUnknown() {
 		return nil, false, nil
 	}
@@ -94,7 +90,7 @@ func plainValue(v attr.Value) (out any, known bool, err error) {
 	isObject := false
 	switch t := v.(type) {
 	case basetypes.DynamicValue:
-		return plainValue(t.UnderlyingValue())
+		return plainValue(ctx, t.UnderlyingValue())
 	case basetypes.StringValue:
 		return t.ValueString(), true, nil
 	case basetypes.BoolValue:
@@ -112,12 +108,12 @@ func plainValue(v attr.Value) (out any, known bool, err error) {
 	case basetypes.SetValue:
 		items = t.Elements()
 	default:
-		return nil, true, fmt.Errorf("unsupported value of type %s", v.Type(nil))
+		return nil, true, fmt.Errorf("unsupported value of type %s", v.Type(ctx))
 	}
 	if isObject {
 		obj := make(map[string]any, len(members))
 		for k, m := range members {
-			if obj[k], known, err = plainValue(m); !known || err != nil {
+			if obj[k], known, err = plainValue(ctx, m); !known || err != nil {
 				return nil, known, err
 			}
 		}
@@ -125,7 +121,7 @@ func plainValue(v attr.Value) (out any, known bool, err error) {
 	}
 	arr := make([]any, 0, len(items))
 	for _, it := range items {
-		x, known, err := plainValue(it)
+		x, known, err := plainValue(ctx, it)
 		if !known || err != nil {
 			return nil, known, err
 		}
