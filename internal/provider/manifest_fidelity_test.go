@@ -291,3 +291,43 @@ resource "sandbox_local_dir" "d" {
 		},
 	})
 }
+
+// A host source of the wrong type keeps the Python SDK's message and says,
+// in this provider's terms, which resource copies it, on every surface.
+func TestAccHostSource_wrongTypeSaysWhichResource(t *testing.T) {
+	env := newTestEnv(t)
+	file := env.writeSource("dir/f.txt", "f", 0o644)
+	dir := filepath.Dir(file)
+	step := func(body, want string) resource.TestStep {
+		return resource.TestStep{Config: env.config(body), PlanOnly: true, ExpectError: errRe(want)}
+	}
+	resource.Test(t, resource.TestCase{
+		TerraformVersionChecks:   requireTF111,
+		ProtoV6ProviderFactories: protoV6Factories,
+		Steps: []resource.TestStep{
+			step(fmt.Sprintf(`
+resource "sandbox_file" "f" {
+  workspace_id = sandbox_workspace.ws.id
+  path         = "f"
+  source       = %q
+}`, dir), "failed to read local file artifact: "+dir),
+			step(fmt.Sprintf(`
+resource "sandbox_file" "f" {
+  workspace_id = sandbox_workspace.ws.id
+  path         = "f"
+  source       = %q
+}`, dir), "The source is a directory, and sandbox_file.source (or a local_file entry's src) copies one regular file: copy a directory with sandbox_local_dir"),
+			step(fmt.Sprintf(`
+resource "sandbox_local_dir" "d" {
+  workspace_id = sandbox_workspace.ws.id
+  path         = "d"
+  source       = %q
+}`, file), "The source is a regular file, and sandbox_local_dir.source (or a local_dir entry's src) copies a directory"),
+			step(fmt.Sprintf(`
+resource "sandbox_manifest" "m" {
+  workspace_id  = sandbox_workspace.ws.id
+  manifest_json = jsonencode({ entries = { f = { type = "local_file", src = %q } } })
+}`, dir), "copy a directory with sandbox_local_dir"),
+		},
+	})
+}
