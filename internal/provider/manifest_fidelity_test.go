@@ -331,3 +331,36 @@ resource "sandbox_manifest" "m" {
 		},
 	})
 }
+
+// A dir entry at "" is the root, as the Python SDK materialises it: its
+// mode is applied to the workspace root, and destroying the manifest
+// leaves the root (it belongs to the workspace).
+func TestAccManifest_rootDirEntry(t *testing.T) {
+	env := newTestEnv(t)
+	rootMode := func(want os.FileMode) resource.TestCheckFunc {
+		return func(s *terraform.State) error {
+			root, err := rootOf(s, "sandbox_workspace.ws")
+			if err != nil {
+				return err
+			}
+			if got, err := fileMode(root); err != nil || got != want {
+				return fmt.Errorf("root mode %04o (%v), want %04o", got, err, want)
+			}
+			return nil
+		}
+	}
+	resource.Test(t, resource.TestCase{
+		TerraformVersionChecks:   requireTF111,
+		ProtoV6ProviderFactories: protoV6Factories,
+		Steps: []resource.TestStep{
+			{
+				Config: manifestConfig(env, `{"entries": {"": {"type": "dir", "permissions": {"owner": 7, "group": 5, "other": 0}}}}`),
+				Check:  resource.ComposeTestCheckFunc(rootMode(0o750), resource.TestCheckResourceAttr("sandbox_manifest.m", "entries...permissions", "0750")),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+			},
+			{Config: env.config(""), Check: rootMode(0o750)},
+		},
+	})
+}
