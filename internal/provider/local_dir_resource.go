@@ -64,7 +64,8 @@ func (localDirKind) schema() schema.Schema {
 	}
 	treeAttributes(attrs, "Known at plan time from the host tree: the apply re-copies only changed files and removes "+
 		"files the source does not have.", "`0644`, or the source's bits with `keep_source_permissions`.")
-	attrs["manifest_entry"] = manifestEntryAttribute("`{\"type\": \"local_dir\", ..., \"src\": <source>}`")
+	attrs["manifest_entry"] = manifestEntryAttribute("`{\"type\": \"local_dir\", ..., \"src\": <source>}`; null with " +
+		"`keep_source_permissions = true`, whose modes the Python SDK would not keep")
 	return schema.Schema{
 		Version: 1,
 		MarkdownDescription: "A copy of a host directory in a workspace: the Python SDK's `LocalDir` entry. Files are written " +

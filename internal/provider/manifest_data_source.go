@@ -149,7 +149,8 @@ func (d *manifestDataSource) ValidateConfig(ctx context.Context, req datasource.
 // errNullEntry explains an entries element that is null.
 const errNullEntry = "entries[%s] is null. A resource's manifest_entry is null when the entry has no Python SDK JSON form: " +
 	"a sandbox_file whose content is not UTF-8 text (content_base64 of binary data: copy it with source instead), or a " +
-	"sandbox_git_repo whose url is not https://<host>/<repo>.git (the only URL the Python SDK clones). Leave the entry out " +
+	"sandbox_git_repo whose url is not https://<host>/<repo>.git (the only URL the Python SDK clones), or a sandbox_local_dir " +
+	"with keep_source_permissions = true (the Python SDK writes copied files 0644). Leave the entry out " +
 	"of the manifest, or change that attribute."
 
 // checkManifestEntry validates one entries element: the key with the Python SDK's

@@ -344,7 +344,7 @@ func TestAccManifest_rootDirEntry(t *testing.T) {
 				return err
 			}
 			if got, err := fileMode(root); err != nil || got != want {
-				return fmt.Errorf("root mode %04o (%v), want %04o", got, err, want)
+				return fmt.Errorf("root mode %04o (%w), want %04o", got, err, want)
 			}
 			return nil
 		}
