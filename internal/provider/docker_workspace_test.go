@@ -86,7 +86,7 @@ func TestAccDockerWorkspace_lifecycle(t *testing.T) {
 					func(s *terraform.State) error { firstContainer = env.container(s); return nil },
 					env.expectSh("id -nG agent; id -nG reviewer; echo $GREETING", "agent team\nreviewer team\nhello"),
 					env.expectSh("cd /workspace && stat -c '%a %G %n' data data/hello.txt www www/index.html skills skills/a.md skills/tools/run.sh skills/tools/notes.txt",
-						"770 team data\n640 team data/hello.txt\n755 root www\n644 root www/index.html\n750 root skills\n644 root skills/a.md\n755 root skills/tools/run.sh\n600 root skills/tools/notes.txt"),
+						"770 team data\n640 team data/hello.txt\n755 root www\n644 root www/index.html\n750 root skills\n644 root skills/a.md\n644 root skills/tools/run.sh\n644 root skills/tools/notes.txt"), // copied files 0644, as the Python SDK
 					env.expectSh("cat /workspace/data/hello.txt /workspace/skills/tools/run.sh", "hi from terraform\n#!/bin/sh\necho run"),
 					resource.TestCheckResourceAttr("sandbox_workspace.ws", "endpoints.0.port", "8080"),
 					resource.TestCheckResourceAttr("sandbox_workspace.ws", "endpoints.0.host", "127.0.0.1"),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -159,10 +160,10 @@ func addEngineError(diags *diag.Diagnostics, summary string, err error) {
 		if se.Cause != nil && !strings.Contains(detail, se.Cause.Error()) {
 			detail += "\ncause: " + se.Cause.Error()
 		}
-		diags.AddError(summary, detail+engineAdvice(err))
+		diags.AddError(sandbox.EscapeControl(summary), sandbox.EscapeControl(detail+engineAdvice(err)))
 		return
 	}
-	diags.AddError(summary, err.Error()+engineAdvice(err))
+	diags.AddError(sandbox.EscapeControl(summary), sandbox.EscapeControl(err.Error()+engineAdvice(err)))
 }
 
 // engineAdvice is what a Terraform user can do about an engine error the
@@ -170,6 +171,15 @@ func addEngineError(diags *diag.Diagnostics, summary string, err error) {
 func engineAdvice(err error) string {
 	var se *sandbox.Error
 	switch {
+	case errors.As(err, &se) && se.Code == sandbox.CodeLocalFileReadError && se.Context["file_type"] == "directory":
+		return "\n\nThe source is a directory, and sandbox_file.source (or a local_file entry's src) copies one regular " +
+			"file: copy a directory with sandbox_local_dir (a local_dir entry), or name a file inside it."
+	case errors.As(err, &se) && se.Code == sandbox.CodeLocalDirReadError && se.Context["file_type"] != nil:
+		return fmt.Sprintf("\n\nThe source is a %v, and sandbox_local_dir.source (or a local_dir entry's src) copies a "+
+			"directory: copy a single file with sandbox_file.source (a local_file entry).", se.Context["file_type"])
+	case errors.As(err, &se) && se.Code == sandbox.CodeLocalFileReadError && se.Context["file_type"] != nil:
+		return fmt.Sprintf("\n\nThe source is a %v; sandbox_file.source (or a local_file entry's src) copies only a "+
+			"regular file: point it at one.", se.Context["file_type"])
 	case errors.As(err, &se) && se.Context["reason"] == sandbox.ReasonOutsideBaseDir:
 		return "\n\nHost sources must lie under Terraform's working directory (or the provider's working_dir). " +
 			"Move the source there, or allow its directory with the provider's extra_path_grants = [{ path = \"...\" }]."
@@ -241,31 +251,33 @@ func (entryPathValidator) ValidateString(_ context.Context, req validator.String
 		addEngineAttributeError(&resp.Diagnostics, req.Path, "Invalid entry path", err)
 		return
 	}
-	if msg := entryPathProblem(rel); msg != "" {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid entry path", fmt.Sprintf("path %q %s", raw, msg))
+	if err := entryPlaceError(rel); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid entry path", err.Error())
 	}
 }
 
-// entryPathProblem reports what makes a valid manifest path unusable for an
-// entry resource: the root itself (an entry owns what it writes, and no
-// resource may own the whole workspace), a NUL byte, or a name longer than
-// filesystems allow.
-func entryPathProblem(rel string) string {
+// entryPlaceError reports what makes a valid manifest path unusable for an
+// entry resource: the filesystem's limits (sandbox.CheckEntryPlace, the
+// same check sandbox_manifest and the manifest data source make), and the
+// root itself: the root belongs to its sandbox_workspace, and a resource
+// that owned it would own every other entry.
+func entryPlaceError(rel string) error {
 	if rel == "." {
-		return "names the workspace root itself; an entry needs a path below it, such as \"notes.txt\" or \"skills\""
+		return fmt.Errorf("path %q names the workspace root itself; an entry resource needs a path below it, such as "+
+			"\"notes.txt\" or \"skills\" (a Python SDK dir entry at \"\" or \".\", which sets the root's mode and group, "+
+			"is applied by sandbox_manifest)", rel)
 	}
-	if strings.ContainsRune(rel, 0) {
-		return "contains a NUL byte, which no file name can hold"
+	return sandbox.CheckEntryPlace(rel, true)
+}
+
+// entryPathProblem is entryPlaceError as a predicate following the path
+// ("contains a NUL byte, ..."), "" when the path is usable.
+func entryPathProblem(rel string) string {
+	err := entryPlaceError(rel)
+	if err == nil {
+		return ""
 	}
-	if len(rel) > 4095 {
-		return fmt.Sprintf("is %d bytes long; paths are limited to 4095 bytes", len(rel))
-	}
-	for _, part := range strings.Split(rel, "/") {
-		if len(part) > 255 {
-			return fmt.Sprintf("has a component of %d bytes (%.20q...); file names are limited to 255 bytes", len(part), part)
-		}
-	}
-	return ""
+	return strings.TrimPrefix(strings.TrimPrefix(err.Error(), "path "+sandbox.QuoteText(rel)+" "), "path "+strconv.Quote(rel)+" ")
 }
 
 // workspaceIDValidator checks that a workspace_id has the shape of a

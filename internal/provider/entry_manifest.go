@@ -85,11 +85,15 @@ func (m *entryModel) setDirManifestEntry() error {
 }
 
 // setManifestEntry sets m.ManifestEntry for a sandbox_local_dir: type
-// local_dir with src.
+// local_dir with src; null with keep_source_permissions, since the Python
+// SDK would write the files 0644.
 func (m *localDirModel) setManifestEntry() error {
 	v, err := m.manifestEntry("local_dir", func() (map[string]any, []string, error) {
-		if m.Source.IsUnknown() {
+		if m.Source.IsUnknown() || m.KeepSourcePermissions.IsUnknown() {
 			return nil, nil, nil
+		}
+		if m.KeepSourcePermissions.ValueBool() {
+			return nil, nil, errNoManifestEntry
 		}
 		return map[string]any{"src": m.Source.ValueString()}, nil, nil
 	})

@@ -98,7 +98,9 @@ func (gitRepoKind) schema() schema.Schema {
 	}
 	treeAttributes(attrs, "Unknown in a plan that changes `commit`.",
 		"`\"0755\"` for files Git records as executable, else `\"0644\"`.")
-	attrs["manifest_entry"] = manifestEntryAttribute("`{\"type\": \"git_repo\", ..., \"host\", \"repo\", \"ref\", \"subpath\"}` (no `url` or credentials)")
+	attrs["manifest_entry"] = manifestEntryAttribute("`{\"type\": \"git_repo\", ..., \"host\", \"repo\", \"ref\", \"subpath\"}`, " +
+		"no credentials. The Python SDK clones `https://<host>/<repo>.git`, so a `url` of that form renders as its host and repo, " +
+		"and any other `url` (another scheme, no `.git`, a query) gives null")
 	return schema.Schema{
 		MarkdownDescription: "A checkout of a Git repository in a workspace; follows the Python SDK's `GitRepo` entry, except that " +
 			"fetching happens on the host (go-git: no git is needed on the host or in the image). The commit is fetched into " +
@@ -149,7 +151,14 @@ func (m *gitRepoModel) setManifestEntry() error {
 		if m.Host.IsUnknown() || m.Repo.IsUnknown() || m.Ref.IsUnknown() || m.Subpath.IsUnknown() {
 			return nil, nil, nil
 		}
-		f := map[string]any{"host": m.Host.ValueString(), "repo": m.Repo.ValueString(), "ref": m.Ref.ValueString(), "subpath": nil}
+		if m.URL.IsUnknown() {
+			return nil, nil, nil
+		}
+		host, repo, ok := sdkGitSource(m.Host.ValueString(), m.Repo.ValueString(), m.URL.ValueStringPointer())
+		if !ok {
+			return nil, nil, errNoManifestEntry
+		}
+		f := map[string]any{"host": host, "repo": repo, "ref": m.Ref.ValueString(), "subpath": nil}
 		if sp := m.subpathPtr(); sp != nil {
 			f["subpath"] = *sp
 		}

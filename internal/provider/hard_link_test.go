@@ -80,7 +80,7 @@ resource "sandbox_file" "f" {
 				},
 				Config: allowed,
 				Check: resource.ComposeTestCheckFunc(
-					checkWorkspaceFile(env, "tree/sub/link.txt", "not granted\n", 0o600),
+					checkWorkspaceFile(env, "tree/sub/link.txt", "not granted\n", 0o644), // copied files are 0644, as the Python SDK writes them
 					checkWorkspaceFile(env, "tree/plain.txt", "plain\n", 0o644),
 					checkWorkspaceFile(env, "link.txt", "not granted\n", 0o755),
 				),

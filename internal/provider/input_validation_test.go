@@ -115,7 +115,7 @@ data "sandbox_exec" "e" {
 		"shell in user":     {docker(`users = [{ name = "a$(id)" }]`), `user name "a$(id)" contains "$"`},
 		"shell in group":    {docker(`groups = [{ name = "g;reboot" }]`), `group name "g;reboot" contains ";"`},
 		"shell in member":   {docker(`groups = [{ name = "g", users = [{ name = "u x" }] }]`), `user name "u x" contains " "`},
-		"manifest NUL key":  {manifest(hclString(`{"version":1,"entries":{"a\u0000b":{"type":"file","content":"x"}}}`)), `entry path "a\x00b" contains a NUL byte`},
+		"manifest NUL key":  {manifest(hclString(`{"version":1,"entries":{"a\u0000b":{"type":"file","content":"x"}}}`)), `path "a\x00b" contains a NUL byte`},
 		"manifest deep":     {manifest(fmt.Sprintf("file(%q)", filepath.Join(env.src, "deep.json"))), `the manifest is nested more than 128 levels deep`},
 		"manifest 10 MB":    {manifest(fmt.Sprintf("file(%q)", filepath.Join(env.src, "big.json"))), `manifests are limited to 4194304 bytes`},
 		"manifest file key with slash": {manifest(hclString(`{"version":1,"entries":{"d":{"type":"dir","children":{"x/":{"type":"file","content":"x"}}}}}`)),

@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
@@ -21,7 +22,18 @@ func NewLocalDirResource() resource.Resource {
 type localDirModel struct {
 	entryModel
 	treeModel
-	Source types.String `tfsdk:"source"`
+	Source                types.String `tfsdk:"source"`
+	KeepSourcePermissions types.Bool   `tfsdk:"keep_source_permissions"`
+}
+
+// copyMeta is the metadata of the copy: the entry's, with the files'
+// mode (the Python SDK's 0644 unless keep_source_permissions).
+func (m *localDirModel) copyMeta(meta workspace.Meta) workspace.Meta {
+	meta.FilePerm = workspace.SDKCopiedFilePerm
+	if m.KeepSourcePermissions.ValueBool() {
+		meta.FilePerm = 0
+	}
+	return meta
 }
 
 // localDirKind is sandbox_local_dir: the host tree is hashed at plan time
@@ -45,19 +57,26 @@ func (localDirKind) schema() schema.Schema {
 			"directory and under it or a provider `extra_path_grants` entry (else `outside_base_dir`). A symlink in the tree " +
 			"fails with `symlink_not_supported`; sockets, FIFOs and empty directories are skipped.",
 	}
+	attrs["keep_source_permissions"] = schema.BoolAttribute{
+		Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+		MarkdownDescription: "`true` gives every copied file its source permission bits; `false` (default) writes them " +
+			"`0644`, as the Python SDK does.",
+	}
 	treeAttributes(attrs, "Known at plan time from the host tree: the apply re-copies only changed files and removes "+
-		"files the source does not have.", "files keep their source bits.")
-	attrs["manifest_entry"] = manifestEntryAttribute("`{\"type\": \"local_dir\", ..., \"src\": <source>}`")
+		"files the source does not have.", "`0644`, or the source's bits with `keep_source_permissions`.")
+	attrs["manifest_entry"] = manifestEntryAttribute("`{\"type\": \"local_dir\", ..., \"src\": <source>}`; null with " +
+		"`keep_source_permissions = true`, whose modes the Python SDK would not keep")
 	return schema.Schema{
 		Version: 1,
-		MarkdownDescription: "A copy of a host directory in a workspace: the Python SDK's `LocalDir` entry. Files keep their " +
-			"permission bits; sockets and FIFOs are skipped and empty directories are not recreated. Files are hashed at plan " +
+		MarkdownDescription: "A copy of a host directory in a workspace: the Python SDK's `LocalDir` entry. Files are written " +
+			"`0644` as the Python SDK writes them (`keep_source_permissions` keeps their source bits) and directories `0755`; " +
+			"sockets and FIFOs are skipped and empty directories are not recreated. Files are hashed at plan " +
 			"time, then streamed into the workspace (atomic writes, four at a time as the Python SDK's `local_dir_files`); the " +
 			"chmod applies to the destination directory itself, as the Python SDK; `owner` and `group` to it and every file " +
 			"and directory of the copy (the Python SDK chgrps the destination only). A host file edited between plan and " +
 			"apply fails the apply. Destroy removes the files this resource wrote (recorded in private state), then the " +
 			"directories left empty; files written there by others stay, with a warning. " +
-			"Import ID: `<workspace_id>/<path>` (then set `source`).",
+			"Import ID: `<workspace_id>/<path>` (then set `source`, and `keep_source_permissions` if the copy keeps them).",
 		Attributes: attrs,
 	}
 }
@@ -65,7 +84,7 @@ func (localDirKind) schema() schema.Schema {
 func (localDirKind) render(m, _ *localDirModel) error { return m.setManifestEntry() }
 
 func (localDirKind) plan(ctx context.Context, eng *workspace.Engine, _ resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, m, _ *localDirModel) {
-	if m.Source.IsUnknown() {
+	if m.Source.IsUnknown() || m.KeepSourcePermissions.IsUnknown() {
 		return
 	}
 	tree, err := eng.ScanLocalDir(ctx, m.WorkspaceID.ValueString(), m.Source.ValueString())
@@ -73,12 +92,12 @@ func (localDirKind) plan(ctx context.Context, eng *workspace.Engine, _ resource.
 		addEngineAttributeError(&resp.Diagnostics, path.Root("source"), "Cannot read source directory", err)
 		return
 	}
-	m.setSummary(ctx, workspace.SummarizeTree(tree))
+	m.setSummary(ctx, workspace.SummarizeCopy(tree, m.copyMeta(workspace.Meta{})))
 }
 
 func (localDirKind) apply(ctx context.Context, a entryApply[*localDirModel], diags *diag.Diagnostics) {
 	m := a.m
-	tree, err := a.ws.SyncLocalDir(ctx, a.rel, m.Source.ValueString(), a.meta, m.summary(ctx))
+	tree, err := a.ws.SyncLocalDir(ctx, a.rel, m.Source.ValueString(), m.copyMeta(a.meta), m.summary(ctx))
 	if err != nil {
 		addEngineError(diags, "Copying "+m.Source.ValueString()+" to "+a.rel+" failed", err)
 		return
@@ -88,6 +107,9 @@ func (localDirKind) apply(ctx context.Context, a entryApply[*localDirModel], dia
 }
 
 func (localDirKind) observe(ctx context.Context, ws *workspace.Workspace, m *localDirModel, rel string) (workspace.EntryState, error) {
+	if m.KeepSourcePermissions.IsNull() { // imported, or written before the attribute existed
+		m.KeepSourcePermissions = types.BoolValue(false)
+	}
 	return m.observeTree(ctx, ws, rel)
 }
 

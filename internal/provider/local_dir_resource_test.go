@@ -24,6 +24,8 @@ resource "sandbox_local_dir" "d" {
   path         = "skills"
   source       = %q
   permissions  = "0750"
+  # The lifecycle test follows each file's own mode through edits.
+  keep_source_permissions = true
 }
 `, source))
 }
@@ -183,7 +185,7 @@ func TestAccLocalDir_lifecycle(t *testing.T) {
 				ResourceName:            "sandbox_local_dir.d",
 				ImportState:             true,
 				ImportStateVerify:       true,
-				ImportStateVerifyIgnore: []string{"source", "permissions", "manifest_entry"},
+				ImportStateVerifyIgnore: []string{"source", "keep_source_permissions", "permissions", "manifest_entry"},
 			},
 		},
 		CheckDestroy: func(*terraform.State) error {

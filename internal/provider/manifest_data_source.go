@@ -3,15 +3,12 @@ package provider
 import (
 	"context"
 	"fmt"
-	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
@@ -27,21 +24,32 @@ func NewManifestDataSource() datasource.DataSource { return &manifestDataSource{
 
 type manifestDataSource struct{}
 
+// manifestUserModel is a user, as sandbox_workspace's users.
+type manifestUserModel struct {
+	Name types.String `tfsdk:"name"`
+}
+
+// manifestGroupModel is a group, as sandbox_workspace's groups.
 type manifestGroupModel struct {
-	Name  types.String `tfsdk:"name"`
-	Users []string     `tfsdk:"users"`
+	Name  types.String        `tfsdk:"name"`
+	Users []manifestUserModel `tfsdk:"users"`
 }
 
 type manifestDataModel struct {
-	Root            types.String         `tfsdk:"root"`
-	Entries         map[string]string    `tfsdk:"entries"`
-	Environment     map[string]string    `tfsdk:"environment"`
-	Users           []string             `tfsdk:"users"`
-	Groups          []manifestGroupModel `tfsdk:"groups"`
-	ExtraPathGrants []grantModel         `tfsdk:"extra_path_grants"`
-	JSON            types.String         `tfsdk:"json"`
-	JSONIndented    types.String         `tfsdk:"json_indented"`
-	Review          types.String         `tfsdk:"review"`
+	Root            types.String            `tfsdk:"root"`
+	Entries         map[string]types.String `tfsdk:"entries"`
+	Environment     types.Dynamic           `tfsdk:"environment"`
+	Users           []manifestUserModel     `tfsdk:"users"`
+	Groups          []manifestGroupModel    `tfsdk:"groups"`
+	ExtraPathGrants []grantModel            `tfsdk:"extra_path_grants"`
+	JSON            types.String            `tfsdk:"json"`
+	JSONIndented    types.String            `tfsdk:"json_indented"`
+	Review          types.String            `tfsdk:"review"`
+}
+
+// manifestUserAttrs is the object shape of a user, as sandbox_workspace's.
+var manifestUserAttrs = map[string]schema.Attribute{
+	"name": schema.StringAttribute{Required: true, MarkdownDescription: "User name (the Python SDK's `User.name`)."},
 }
 
 func (d *manifestDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -66,24 +74,25 @@ func (d *manifestDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 					"resource's `manifest_entry`; any Python SDK entry type is accepted. Bad keys fail with `absolute` or " +
 					"`escape_root`, an unknown `type` naming the registered types, at plan time. [Details](#entries).",
 			},
-			"environment": schema.MapAttribute{
-				Optional: true, ElementType: types.StringType,
-				MarkdownDescription: "Environment variables of the manifest (`environment.value`), written as plain strings in " +
-					"byte order of their names. The values are in `json` (sensitive) and replaced in `review`; they are kept " +
-					"in state in clear text, so give a real secret to the workspace with `environment_wo` or " +
-					"`sandbox_file.content_wo` instead.",
-				Validators: []validator.Map{envMapValidator{}},
+			"environment": schema.DynamicAttribute{
+				Optional:            true,
+				MarkdownDescription: manifestEnvDescription,
 			},
-			"users": schema.ListAttribute{
-				Optional: true, ElementType: types.StringType,
-				MarkdownDescription: "Names of the sandbox users to provision (`users`, each written as `{\"name\": ...}`), in order.",
+			"users": schema.ListNestedAttribute{
+				Optional: true,
+				MarkdownDescription: "Sandbox users to provision (`users`), in order, in the shape of `sandbox_workspace.users`: " +
+					"`[{ name = \"agent\" }]`.",
+				NestedObject: schema.NestedAttributeObject{Attributes: manifestUserAttrs},
 			},
 			"groups": schema.ListNestedAttribute{
 				Optional:            true,
-				MarkdownDescription: "Sandbox groups to provision (`groups`), in order.",
+				MarkdownDescription: "Sandbox groups to provision (`groups`), in order, in the shape of `sandbox_workspace.groups`.",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"name":  schema.StringAttribute{Required: true, MarkdownDescription: "Group name."},
-					"users": schema.ListAttribute{Required: true, ElementType: types.StringType, MarkdownDescription: "Member user names, in order."},
+					"name": schema.StringAttribute{Required: true, MarkdownDescription: "Group name."},
+					"users": schema.ListNestedAttribute{
+						Optional: true, MarkdownDescription: "Members of the group, in order (`[{ name = \"agent\" }]`).",
+						NestedObject: schema.NestedAttributeObject{Attributes: manifestUserAttrs},
+					},
 				}},
 			},
 			"extra_path_grants": schema.ListNestedAttribute{
@@ -120,38 +129,53 @@ func (d *manifestDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 
 func (d *manifestDataSource) ValidateConfig(ctx context.Context, req datasource.ValidateConfigRequest, resp *datasource.ValidateConfigResponse) {
 	var entries types.Map
+	var env types.Dynamic
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("entries"), &entries)...)
-	if resp.Diagnostics.HasError() || entries.IsNull() || entries.IsUnknown() {
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("environment"), &env)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	manifestEnvironment(ctx, env, &resp.Diagnostics)
+	if entries.IsNull() || entries.IsUnknown() {
 		return
 	}
 	for k, v := range entries.Elements() {
-		s, ok := v.(types.String)
-		if !ok || s.IsNull() || s.IsUnknown() {
-			continue
+		if s, ok := v.(types.String); ok && !s.IsUnknown() {
+			checkManifestEntry(k, s, &resp.Diagnostics)
 		}
-		checkManifestEntry(k, s.ValueString(), &resp.Diagnostics)
 	}
 }
 
+// errNullEntry explains an entries element that is null.
+const errNullEntry = "entries[%s] is null. A resource's manifest_entry is null when the entry has no Python SDK JSON form: " +
+	"a sandbox_file whose content is not UTF-8 text (content_base64 of binary data: copy it with source instead), or a " +
+	"sandbox_git_repo whose url is not https://<host>/<repo>.git (the only URL the Python SDK clones), or a sandbox_local_dir " +
+	"with keep_source_permissions = true (the Python SDK writes copied files 0644). Leave the entry out " +
+	"of the manifest, or change that attribute."
+
 // checkManifestEntry validates one entries element: the key with the Python SDK's
 // path rules and the value with its entry validation (nested children
-// included), reporting on entries[key].
-func checkManifestEntry(key, value string, diags *diag.Diagnostics) *manifest.Entry {
+// included) and the filesystem's limits, reporting on entries[key].
+func checkManifestEntry(key string, value types.String, diags *diag.Diagnostics) *manifest.Entry {
 	at := path.Root("entries").AtMapKey(key)
+	if value.IsNull() {
+		diags.AddAttributeError(at, "Manifest entry "+sandbox.QuoteText(key)+" is null", fmt.Sprintf(errNullEntry, sandbox.QuoteText(key)))
+		return nil
+	}
 	if _, err := sandbox.ValidateEntryPath(key); err != nil {
 		addEngineAttributeError(diags, at, "Invalid manifest entry path", err)
 		return nil
 	}
-	e, err := manifest.ParseEntry([]byte(value))
+	e, err := manifest.ParseEntry([]byte(value.ValueString()))
 	if err != nil {
-		if strings.Contains(value, `"content":null`) {
+		if strings.Contains(value.ValueString(), `"content":null`) {
 			err = fmt.Errorf("%w (a sandbox_file with content_wo renders its content as null, because the secret never "+
 				"lands in state: leave it out of the manifest or give the content another way)", err)
 		}
-		addEngineAttributeError(diags, at, "Invalid manifest entry "+strconv.Quote(key), err)
+		addEngineAttributeError(diags, at, "Invalid manifest entry "+sandbox.QuoteText(key), err)
 		return nil
 	}
-	if _, err := (manifest.Entries{{Key: key, Entry: e}}).ValidatedEntries(); err != nil {
+	if _, err := (manifest.Entries{{Key: key, Entry: e}}).CheckedEntries(); err != nil {
 		addEngineAttributeError(diags, at, "Invalid manifest entry path", err)
 		return nil
 	}
@@ -168,25 +192,16 @@ func (d *manifestDataSource) Read(ctx context.Context, req datasource.ReadReques
 	if !m.Root.IsNull() {
 		man.Root = m.Root.ValueString()
 	}
-	for _, k := range sortedMapKeys(m.Entries) {
+	for _, k := range sortedKeys(m.Entries) {
 		e := checkManifestEntry(k, m.Entries[k], &resp.Diagnostics)
 		if e != nil {
 			man.Entries = append(man.Entries, manifest.KeyedEntry{Key: k, Entry: e})
 		}
 	}
-	for _, k := range sortedMapKeys(m.Environment) {
-		v := m.Environment[k]
-		man.Environment = append(man.Environment, manifest.EnvVar{Name: k, Value: manifest.EnvValue{Plain: &v}})
-	}
-	for _, u := range m.Users {
-		man.Users = append(man.Users, sandbox.User{Name: u})
-	}
+	man.Environment = manifestEnvironment(ctx, m.Environment, &resp.Diagnostics)
+	man.Users = manifestUsers(m.Users)
 	for _, g := range m.Groups {
-		grp := sandbox.Group{Name: g.Name.ValueString(), Users: []sandbox.User{}}
-		for _, u := range g.Users {
-			grp.Users = append(grp.Users, sandbox.User{Name: u})
-		}
-		man.Groups = append(man.Groups, grp)
+		man.Groups = append(man.Groups, sandbox.Group{Name: g.Name.ValueString(), Users: manifestUsers(g.Users)})
 	}
 	for i, g := range m.ExtraPathGrants {
 		grant, err := sandbox.NewPathGrant(g.Path.ValueString(), g.ReadOnly.ValueBool(), g.Description.ValueStringPointer(), g.HostPath.ValueStringPointer())
@@ -215,11 +230,12 @@ func (d *manifestDataSource) Read(ctx context.Context, req datasource.ReadReques
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
-func sortedMapKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+// manifestUsers converts user objects, never returning nil (the Python SDK
+// writes an empty list).
+func manifestUsers(list []manifestUserModel) []sandbox.User {
+	out := []sandbox.User{}
+	for _, u := range list {
+		out = append(out, sandbox.User{Name: u.Name.ValueString()})
 	}
-	sort.Strings(keys)
-	return keys
+	return out
 }

@@ -60,7 +60,14 @@ resource "sandbox_file" "binary" {
 resource "sandbox_local_dir" "copy" {
   workspace_id = sandbox_workspace.ws.id
   path         = "copy"
-  source       = %q
+  source       = %[1]q
+}
+
+resource "sandbox_local_dir" "kept" {
+  workspace_id            = sandbox_workspace.ws.id
+  path                    = "kept"
+  source                  = %[1]q
+  keep_source_permissions = true
 }
 `, src)),
 			ConfigPlanChecks: resource.ConfigPlanChecks{
@@ -72,6 +79,7 @@ resource "sandbox_local_dir" "copy" {
 					known("sandbox_file.secret", `{"type":"file","description":null,"ephemeral":false,"group":null,"is_dir":false,`+
 						`"permissions":{"owner":6,"group":0,"other":0,"directory":false},"content":null}`),
 					null("sandbox_file.binary"),
+					null("sandbox_local_dir.kept"), // the Python SDK would write its files 0644
 					known("sandbox_local_dir.copy", `{"type":"local_dir","description":null,"ephemeral":false,"group":null,"is_dir":true,`+
 						`"permissions":{"owner":7,"group":5,"other":5,"directory":true},"src":"`+src+`"}`),
 				},

@@ -16,9 +16,12 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
 )
 
-// LocalUsersGroupsMessage is the Python SDK's refusal of users and groups on the
-// unix-local backend (design/sdk-model.md §6.3).
-const LocalUsersGroupsMessage = "UnixLocalSandboxSession does not support manifest users or groups because provisioning would run on the host machine"
+// LocalUsersGroupsMessage refuses users and groups on a local workspace,
+// as the Python SDK's unix-local backend does (design/sdk-model.md §6.3),
+// in this provider's terms.
+const LocalUsersGroupsMessage = "a local workspace cannot have users or groups: provisioning them would create accounts on the " +
+	"machine running Terraform (the Python SDK's local sandbox refuses them too). Remove users and groups, or use a " +
+	"docker or kubernetes workspace."
 
 // localKind is `local {}`: a directory on the machine running Terraform.
 type localKind struct{}
@@ -49,7 +52,7 @@ func (localKind) validate(ctx context.Context, m workspaceModel, cfg tfsdk.Confi
 		var v types.List
 		diags.Append(cfg.GetAttribute(ctx, path.Root(a), &v)...)
 		if !v.IsNull() && (v.IsUnknown() || len(v.Elements()) > 0) {
-			diags.AddAttributeError(path.Root(a), "Users and groups need a Docker workspace", LocalUsersGroupsMessage)
+			diags.AddAttributeError(path.Root(a), "Users and groups need a container workspace", LocalUsersGroupsMessage)
 		}
 	}
 	var wo types.Map

@@ -30,9 +30,12 @@ data "sandbox_manifest" "workspace" {
     (sandbox_file.readme.path)      = sandbox_file.readme.manifest_entry
     (sandbox_local_dir.skills.path) = sandbox_local_dir.skills.manifest_entry
   }
-  environment = { LANG = "C.UTF-8" }
-  users       = ["agent"]
-  groups      = [{ name = "agents", users = ["agent"] }]
+  environment = {
+    LANG  = "C.UTF-8"
+    LEVEL = { type = "str", value = "3" } # a Python SDK typed value
+  }
+  users  = [{ name = "agent" }]
+  groups = [{ name = "agents", users = [{ name = "agent" }] }]
 }
 
 output "manifest_review" {

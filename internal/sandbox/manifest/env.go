@@ -104,3 +104,22 @@ func joinComma(list []string) string {
 	}
 	return out
 }
+
+// ParseEnvValue reads one environment value given as JSON (a member of
+// environment.value: a plain string, a typed value or an entry) with the
+// Python SDK's rules and messages, as Parse does.
+func ParseEnvValue(data []byte) (EnvValue, error) {
+	raw, err := decodeOrderedJSON(data)
+	if err != nil {
+		return EnvValue{}, err
+	}
+	return parseEnvValue(raw, true)
+}
+
+// Text returns the string the value resolves to.
+func (v EnvValue) Text() string {
+	if v.Plain != nil {
+		return *v.Plain
+	}
+	return v.Value
+}

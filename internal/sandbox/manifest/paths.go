@@ -209,6 +209,23 @@ func (es Entries) ValidatedEntries() ([]EntryPath, error) {
 	return out, nil
 }
 
+// CheckedEntries is ValidatedEntries plus the filesystem's limits on every
+// path (sandbox.CheckEntryPlace: NUL bytes, names over 255 bytes, a file
+// at the root), which the Python SDK meets only when it writes: what this
+// provider applies or renders is refused at plan time instead.
+func (es Entries) CheckedEntries() ([]EntryPath, error) {
+	list, err := es.ValidatedEntries()
+	if err != nil {
+		return nil, err
+	}
+	for _, ep := range list {
+		if err := sandbox.CheckEntryPlace(ep.Path, IsDirectoryEntryType(ep.Entry.Type)); err != nil {
+			return nil, err
+		}
+	}
+	return list, nil
+}
+
 // EphemeralEntryPaths follows the Python SDK's ephemeral_entry_paths: the paths of
 // every entry, at any depth, whose Ephemeral flag is set, sorted (the Python SDK
 // returns a set). Errors as IterEntries.

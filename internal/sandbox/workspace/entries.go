@@ -23,6 +23,38 @@ type Meta struct {
 	// Owner is the user name or decimal uid to chown to, or "" to leave the
 	// owner alone.
 	Owner string
+	// FilePerm is the mode of every file of a copied tree (a local_dir
+	// copy): the Python SDK writes them 0644 (SDKCopiedFilePerm); 0 keeps
+	// each file's source bits.
+	FilePerm fs.FileMode
+}
+
+// SDKCopiedFilePerm is the mode the Python SDK's writes give the files of a
+// local_dir copy (a new file, umask 022), whatever their source mode.
+const SDKCopiedFilePerm fs.FileMode = 0o644
+
+// ImplicitDirPerm is the mode of a directory created only because an entry
+// lies below it (mkdir -p under umask 022, as the Python SDK): the entry's
+// own permissions apply to the entry alone.
+const ImplicitDirPerm fs.FileMode = 0o755
+
+// copiedPerm is the mode a copied file whose source mode is src gets.
+func (m Meta) copiedPerm(src fs.FileMode) fs.FileMode {
+	if m.FilePerm != 0 {
+		return m.FilePerm
+	}
+	return src
+}
+
+// mkdirEntry creates the directory rel with perm and its missing parents
+// with ImplicitDirPerm.
+func mkdirEntry(ctx context.Context, b backend.Backend, rel string, perm fs.FileMode) error {
+	if parent := parentDir(rel); parent != "." {
+		if err := b.MkdirAll(ctx, parent, ImplicitDirPerm); err != nil {
+			return err
+		}
+	}
+	return b.MkdirAll(ctx, rel, perm)
 }
 
 // EntryState is what Read sees of one entry path in a workspace.
@@ -89,11 +121,12 @@ func (w *Workspace) Stat(ctx context.Context, rel string, hash bool) (EntryState
 	return st, nil
 }
 
-// ApplyDir creates the directory rel (mkdir -p) and applies its metadata,
-// following the Python SDK's Dir apply (design/sdk-model.md §2.3).
+// ApplyDir creates the directory rel (mkdir -p: missing parents get
+// ImplicitDirPerm) and applies its metadata, following the Python SDK's Dir
+// apply (design/sdk-model.md §2.3).
 func (w *Workspace) ApplyDir(ctx context.Context, rel string, m Meta) error {
 	_, statErr := w.Backend.Stat(ctx, rel)
-	if err := w.Backend.MkdirAll(ctx, rel, m.Perm); err != nil {
+	if err := mkdirEntry(ctx, w.Backend, rel, m.Perm); err != nil {
 		return err
 	}
 	if err := applyMeta(ctx, w.Backend, rel, m); err != nil {

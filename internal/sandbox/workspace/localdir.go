@@ -32,12 +32,17 @@ type TreeSummary struct {
 	SHA256 string
 }
 
-// SummarizeTree builds a TreeSummary from a host scan.
-func SummarizeTree(t sandbox.TreeDigest) TreeSummary {
+// SummarizeTree builds a TreeSummary from a host scan, the modes being the
+// source's.
+func SummarizeTree(t sandbox.TreeDigest) TreeSummary { return SummarizeCopy(t, Meta{}) }
+
+// SummarizeCopy builds the TreeSummary of copying the host scan t with m:
+// the modes are the ones the copy gives (Meta.FilePerm, else the source's).
+func SummarizeCopy(t sandbox.TreeDigest, m Meta) TreeSummary {
 	s := TreeSummary{Files: make(map[string]string, len(t.Files)), Modes: make(map[string]string, len(t.Files)), TotalBytes: t.TotalBytes, SHA256: t.SHA256}
 	for _, f := range t.Files {
 		s.Files[f.Rel] = f.SHA256
-		s.Modes[f.Rel] = octal(f.Perm)
+		s.Modes[f.Rel] = octal(m.copiedPerm(f.Perm))
 	}
 	return s
 }
@@ -131,7 +136,8 @@ func idsBelow(dir backend.FileInfo, files []backend.TreeFile) (owner, group stri
 
 // SyncLocalDir makes the directory rel of workspace id hold exactly the
 // files of the host directory src: missing or changed files are copied
-// (their source permission bits kept), files the source does not have are
+// (with mode m.FilePerm, or their source bits when it is 0), files the
+// source does not have are
 // removed, unchanged files are not touched. The entry's permissions are
 // applied to rel itself, as the Python SDK does; its owner and group to rel
 // and every directory and file below it.
@@ -166,7 +172,7 @@ func (w *Workspace) syncTree(ctx context.Context, rel string, host hostsource.Po
 		if err != nil {
 			return TreeSummary{}, err
 		}
-		s := SummarizeTree(tree)
+		s := SummarizeCopy(tree, m)
 		planned = &s
 	}
 	existing, err := prepareTree(ctx, w.Backend, rel, m.Perm, planned.Files)
@@ -186,14 +192,14 @@ func (w *Workspace) syncTree(ctx context.Context, rel string, host hostsource.Po
 		seen[v.Rel] = true
 		cur, had := existing[v.Rel]
 		mu.Unlock()
-		dst := joinRel(rel, v.Rel)
+		dst, perm := joinRel(rel, v.Rel), m.copiedPerm(v.Perm)
 		if had && cur.SHA256 == want {
-			if cur.Perm != v.Perm {
-				return w.Backend.Chmod(ctx, dst, v.Perm)
+			if cur.Perm != perm {
+				return w.Backend.Chmod(ctx, dst, perm)
 			}
 			return nil
 		}
-		_, err := w.Backend.WriteFile(ctx, dst, v.File, v.Perm, want)
+		_, err := w.Backend.WriteFile(ctx, dst, v.File, perm, want)
 		if errors.Is(err, backend.ErrContentChanged) {
 			return fmt.Errorf("%s changed after the plan: %w: %w", v.Rel, ErrSourceChanged, err)
 		}
@@ -243,7 +249,7 @@ func prepareTree(ctx context.Context, b backend.Backend, rel string, perm fs.Fil
 			return nil, err
 		}
 	}
-	if err := b.MkdirAll(ctx, rel, perm); err != nil {
+	if err := mkdirEntry(ctx, b, rel, perm); err != nil {
 		return nil, err
 	}
 	return existing, nil
@@ -291,7 +297,7 @@ func syncBatch(ctx context.Context, w *Workspace, bw backend.BatchWriter, host h
 		return TreeSummary{}, fmt.Errorf("host source directory %s changed between plan and apply (%s): %w",
 			src, describeChange(planned.Files, SummarizeTree(tree).Files), ErrSourceChanged)
 	}
-	summary := SummarizeTree(tree)
+	summary := SummarizeCopy(tree, m)
 	existing, err := prepareTree(ctx, w.Backend, rel, m.Perm, summary.Files)
 	if err != nil {
 		return TreeSummary{}, err
@@ -299,6 +305,7 @@ func syncBatch(ctx context.Context, w *Workspace, bw backend.BatchWriter, host h
 	var todo []sandbox.TreeFile
 	for _, f := range tree.Files {
 		cur, ok := existing[f.Rel]
+		f.Perm = m.copiedPerm(f.Perm)
 		switch {
 		case !ok || cur.SHA256 != f.SHA256:
 			todo = append(todo, f)

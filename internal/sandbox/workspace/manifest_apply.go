@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
@@ -69,8 +70,11 @@ func (w *Workspace) ReadManifest(ctx context.Context, p *ManifestPlan) (Manifest
 		}
 		if st.Exists && st.Info.IsRegular == isFile && st.Info.IsDir == !isFile {
 			res.Permissions = sandbox.PermissionsFromMode(uint32(st.Info.Perm)).ChmodArg()
-			if pe.Entry.Group != nil {
+			if g := pe.Entry.Group; g != nil {
 				res.Group = st.Info.Group
+				if g.Name == strconv.Itoa(st.Info.Gid) { // a numeric gid reads back as itself
+					res.Group = g.Name
+				}
 			}
 		}
 		switch {

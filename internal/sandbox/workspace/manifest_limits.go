@@ -84,8 +84,9 @@ func checkFileKeys(es manifest.Entries) error {
 }
 
 // checkPlannedEntries refuses what applying the entries could never do:
-// more than MaxManifestEntries entries, a path with a NUL byte, and an
-// entry below a path that another entry makes a file.
+// more than MaxManifestEntries entries and an entry below a path that
+// another entry makes a file (names the filesystem refuses are
+// manifest.Entries.CheckedEntries's).
 func checkPlannedEntries(entries []PlannedEntry) error {
 	if len(entries) > MaxManifestEntries {
 		return fmt.Errorf("the manifest has %d entries (nested dir children included); manifests are limited to %d "+
@@ -94,9 +95,6 @@ func checkPlannedEntries(entries []PlannedEntry) error {
 	}
 	files := map[string]bool{}
 	for _, pe := range entries {
-		if strings.ContainsRune(pe.Path, 0) {
-			return fmt.Errorf("entry path %s contains a NUL byte, which no file name can hold", sandbox.QuoteText(pe.Path))
-		}
 		if t := pe.Entry.Type; t == "file" || t == "local_file" {
 			files[pe.Path] = true
 		}

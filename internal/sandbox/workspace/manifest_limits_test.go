@@ -43,12 +43,26 @@ func TestManifestLimits(t *testing.T) {
 		{entries("dir:a", "file:a/b", "local_file:a/c"), ""},
 		{entries("file:a", "dir:a/b"), `entry "a/b" lies below "a"`},
 		{entries("local_file:x/y", "file:x/y/z/w"), `entry "x/y/z/w" lies below "x/y"`},
-		{entries("file:a\x00b"), `entry path "a\x00b" contains a NUL byte`},
 		{make([]PlannedEntry, MaxManifestEntries+1), "limited to 5000 entries"},
 	} {
 		err := checkPlannedEntries(c.entries)
 		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
 			t.Errorf("checkPlannedEntries(%d entries) = %v, want %q", len(c.entries), err, c.want)
+		}
+	}
+	// Names the filesystem refuses are CheckManifest's, through the rule
+	// every surface shares (manifest.Entries.CheckedEntries).
+	for key, want := range map[string]string{
+		`a\u0000b`:               `path "a\x00b" contains a NUL byte`,
+		strings.Repeat("n", 256): "file names are limited to 255 bytes",
+		"":                       `path "." names the workspace root itself`,
+	} {
+		m, err := manifest.Parse([]byte(`{"entries": {"` + key + `": {"type": "file", "content": "x"}}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := CheckManifest(m); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("CheckManifest(%.20q) = %v, want %q", key, err, want)
 		}
 	}
 }

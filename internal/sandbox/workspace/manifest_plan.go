@@ -39,9 +39,14 @@ type PlannedEntry struct {
 }
 
 // Meta returns the metadata the Python SDK applies after materialising the
-// entry: chgrp to its group (when set), then chmod to its permission bits.
+// entry: chgrp to its group (when set), then chmod to its permission bits;
+// the files a local_dir copies are written SDKCopiedFilePerm, as the Python
+// SDK writes them.
 func (p PlannedEntry) Meta() Meta {
 	m := Meta{Perm: p.Entry.Permissions.Perm()}
+	if p.Entry.Type == "local_dir" {
+		m.FilePerm = SDKCopiedFilePerm
+	}
 	if p.Entry.Group != nil {
 		m.Group = p.Entry.Group.Name
 	}
@@ -63,13 +68,14 @@ type ManifestPlan struct {
 
 // CheckManifest validates a manifest without touching the host or a
 // workspace: every entry path, nested Dir children included, with the
-// Python SDK's rules and messages (manifest.Entries.ValidatedEntries); entry types
+// Python SDK's rules and messages and the filesystem's limits
+// (manifest.Entries.CheckedEntries); entry types
 // this provider applies (UnsupportedEntryError otherwise); no path given
 // twice; no file or local_file at the workspace root; no entry inside a
 // local_dir copy (the copy would remove it). The plan it returns carries no
 // digests; see PlanManifest.
 func CheckManifest(m *manifest.Manifest) (*ManifestPlan, error) {
-	list, err := m.Entries.ValidatedEntries()
+	list, err := m.Entries.CheckedEntries()
 	if err != nil {
 		return nil, err
 	}
@@ -88,9 +94,6 @@ func CheckManifest(m *manifest.Manifest) (*ManifestPlan, error) {
 		if p := ep.Entry.Permissions; p.Owner < 0 || p.Owner > 7 || p.Group < 0 || p.Group > 7 || p.Other < 0 || p.Other > 7 {
 			return nil, fmt.Errorf("entry %q has permissions owner=%d group=%d other=%d: each must be 0 to 7 (the Python SDK shifts "+
 				"larger values into setuid/setgid/sticky and file-type bits, which this provider never sets)", ep.Path, p.Owner, p.Group, p.Other)
-		}
-		if ep.Path == "." && (t == "file" || t == "local_file") {
-			return nil, fmt.Errorf("entry path %q names the workspace root itself; a %s needs a path below it", ep.Path, t)
 		}
 		if _, ok := ep.Entry.StringField("src"); ok && t == "local_dir" {
 			copies = append(copies, ep.Path)
@@ -146,7 +149,7 @@ func (e *Engine) PlanManifest(ctx context.Context, m *manifest.Manifest) (*Manif
 			if err != nil {
 				return nil, fmt.Errorf("entry %q: %w", pe.Path, err)
 			}
-			s := SummarizeTree(tree)
+			s := SummarizeCopy(tree, pe.Meta())
 			pe.Tree, pe.SHA256 = &s, s.SHA256
 		}
 	}
