@@ -85,8 +85,9 @@ func TestKubernetesClusterSmoke(t *testing.T) {
 	url := "http://" + svc.Spec.ClusterIP + "/index.html"
 	var last string
 	// kube-proxy programs the service a moment after its endpoints appear.
+	// Each try is bounded by timeout(1): Debian's busybox wget crashes with -T.
 	err = wait.PollUntilContextTimeout(ctx, time.Second, time.Minute, true, func(ctx context.Context) (bool, error) {
-		out, stderr, err := kubetest.Exec(ctx, cfg, kubetest.WebSocket, ns, "client", nil, "wget", "-q", "-T", "3", "-O", "-", url)
+		out, stderr, err := kubetest.Exec(ctx, cfg, kubetest.WebSocket, ns, "client", nil, "timeout", "5", "wget", "-q", "-O", "-", url)
 		last = fmt.Sprintf("stdout %q, stderr %q, err %v", out, stderr, err)
 		return err == nil && out == page, nil
 	})
