@@ -30,6 +30,7 @@ SERVICE_CIDR=10.96.0.0/24
 # and a static busybox, for the tests' pods.
 PAUSE_IMAGE=localhost/sandbox-test/pause:1
 BUSYBOX_IMAGE=localhost/sandbox-test/busybox:1
+WORKSPACE_IMAGE=sandbox-test/busybox:latest
 
 # The sysctls that kubelet (setupKernelTunables) and kube-proxy may change.
 # kube-up.sh saves them before it starts anything; kube-down.sh restores them.

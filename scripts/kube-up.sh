@@ -176,6 +176,23 @@ make_images() {
 	rm -rf "$root"
 	ctr_ images import "$img/pause.tar" >/dev/null
 	ctr_ images import "$img/busybox.tar" >/dev/null
+	import_workspace_image "$img"
+}
+
+# import_workspace_image: workspace pods run the Docker tests' image
+# (scripts/docker-up.sh builds it FROM scratch: busybox with every applet,
+# the shadow account tools, httpd), so both backends are tested on the same
+# image. It is saved from the Docker daemon and imported as
+# docker.io/sandbox-test/busybox:latest.
+import_workspace_image() {
+	local img=$1
+	if ! docker image inspect "$WORKSPACE_IMAGE" >/dev/null 2>&1; then
+		say "the Docker test image $WORKSPACE_IMAGE is missing (run scripts/docker-up.sh, as make test-kubernetes does): workspace pods cannot start"
+		[ "${CI:-}" = true ] && return 1
+		return 0
+	fi
+	docker save "$WORKSPACE_IMAGE" -o "$img/workspace.tar"
+	ctr_ images import "$img/workspace.tar" >/dev/null
 }
 
 write_configs() {
