@@ -146,12 +146,14 @@ resource "sandbox_command" "whoami" {
   user         = "agent"
   depends_on   = [sandbox_file.cfg]
 }
+`
 
+// kubeSlowCommand outlives its timeout, with a child in a session of its own.
+const kubeSlowCommand = `
 resource "sandbox_command" "slow" {
-  workspace_id    = sandbox_workspace.ws.id
-  shell           = "setsid sleep 300 & sleep 300"
-  timeout_seconds = 2
-  allow_failure   = true
+  workspace_id = sandbox_workspace.ws.id
+  shell        = "setsid sleep 300 & sleep 300"
+  timeout      = 2
 }
 `
 
@@ -185,12 +187,10 @@ func TestAccKubernetesWorkspace_entriesCommandsService(t *testing.T) {
 				Config: cfg,
 				Check: resource.ComposeTestCheckFunc(
 					env.expectSh("cd /workspace && stat -c '%a %U %G %n' src src/config.json tree/a.txt tree/sub/b.sh data/blob.bin",
-						"750 agent team src\n640 agent root src/config.json\n644 agent agent tree/a.txt\n755 agent agent tree/sub/b.sh\n644 root root data/blob.bin"),
+						"750 agent team src\n640 agent root src/config.json\n644 agent root tree/a.txt\n644 agent root tree/sub/b.sh\n755 root root data/blob.bin"),
 					env.expectSh("cd /workspace && cat src/config.json && od -An -tx1 data/blob.bin | tr -d ' ' && cat repo/docs/guide.md",
 						"{\"answer\": 42}\n0001020304\nguide v2"),
 					resource.TestCheckResourceAttr("sandbox_command.whoami", "stdout", "agent\nagent team\n/workspace\nhello\nagent\n"),
-					resource.TestMatchResourceAttr("sandbox_command.slow", "stderr", regexp.MustCompile(`timed out`)),
-					env.expectSh("ps -o comm | grep -c '^sleep' || true", "0"),
 					func(s *terraform.State) error {
 						firstPod = env.pod(s)
 						return env.reachFromSecondPod(s)
@@ -204,6 +204,12 @@ func TestAccKubernetesWorkspace_entriesCommandsService(t *testing.T) {
 			{Config: cfg, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
 			{ResourceName: "sandbox_workspace.ws", ImportState: true, ImportStateVerify: true,
 				ImportStateVerifyIgnore: []string{"kubernetes.start_timeout", "kubernetes.resources"}},
+			{Config: cfg + kubeSlowCommand, ExpectError: regexp.MustCompile(`did not finish within 2 seconds`)},
+			{
+				// Every process the timed-out command started was killed.
+				Config: cfg,
+				Check:  env.expectSh("ps -o stat,comm | grep -v '^Z' | grep -c 'sleep' || true", "0"),
+			},
 			{
 				PreConfig: func() {
 					if err := env.cs.CoreV1().Pods(env.ns).Delete(context.Background(), firstPod, metav1.DeleteOptions{}); err != nil {

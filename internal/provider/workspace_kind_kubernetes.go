@@ -198,6 +198,24 @@ func (kubernetesKind) create(ctx context.Context, eng *workspace.Engine, m works
 	return w
 }
 
+// created sets the block's values known once the pod exists: pod_name,
+// and image_pull_policy when the cluster chose it.
+func (kubernetesKind) created(ctx context.Context, eng *workspace.Engine, w *workspace.Workspace, m *workspaceModel, diags *diag.Diagnostics) {
+	attrs := m.Kubernetes.Attributes()
+	attrs["pod_name"] = types.StringValue(workspace.PodName(w))
+	if v, ok := attrs["image_pull_policy"].(types.String); ok && v.IsUnknown() {
+		info, err := eng.DescribeKubernetes(ctx, w)
+		if err != nil {
+			addEngineError(diags, "Reading the pod failed", err)
+			return
+		}
+		attrs["image_pull_policy"] = types.StringValue(info.ImagePullPolicy)
+	}
+	obj, d := types.ObjectValue(kubernetesAttrTypes, attrs)
+	diags.Append(d...)
+	m.Kubernetes = obj
+}
+
 // observe reads the block back from the pod: what was changed behind
 // Terraform's back shows in the plan; after an import it fills in what the
 // pod was created with.

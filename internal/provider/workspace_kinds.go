@@ -69,6 +69,13 @@ type workspaceKind interface {
 	recordedPorts(ctx context.Context, eng *workspace.Engine, w *workspace.Workspace) ([]int, error)
 }
 
+// kindWithCreated is a workspaceKind whose block has values known only
+// once the workspace exists (a pod's name): created sets them in m after
+// create.
+type kindWithCreated interface {
+	created(ctx context.Context, eng *workspace.Engine, w *workspace.Workspace, m *workspaceModel, diags *diag.Diagnostics)
+}
+
 // workspaceKinds are the kinds of sandbox_workspace, in the order their
 // blocks are documented.
 var workspaceKinds = []workspaceKind{localKind{}, dockerKind{}, kubernetesKind{}}

@@ -201,6 +201,9 @@ func (r *workspaceResource) Create(ctx context.Context, req resource.CreateReque
 	m.Root = types.StringValue(w.Root)
 	m.ContainerID = containerID(w)
 	setRunState(w, &m)
+	if c, ok := k.(kindWithCreated); ok {
+		c.created(ctx, r.eng, w, &m, &resp.Diagnostics)
+	}
 	if err := r.endpoints(ctx, w, &m); err != nil {
 		addEngineError(&resp.Diagnostics, "Computing endpoints failed", err)
 		return

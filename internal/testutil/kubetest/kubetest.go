@@ -149,7 +149,7 @@ const (
 	SPDY
 )
 
-// Exec runs cmd in the "main" container of a pod through the API server,
+// Exec runs cmd in the only container of a pod through the API server,
 // with stdin when it is not nil, and returns what it wrote to stdout and
 // stderr. A command that exits non-zero is an error.
 func Exec(ctx context.Context, cfg *rest.Config, tr Transport, ns, pod string, stdin io.Reader, cmd ...string) (string, string, error) {
@@ -159,7 +159,7 @@ func Exec(ctx context.Context, cfg *rest.Config, tr Transport, ns, pod string, s
 	}
 	req := cs.CoreV1().RESTClient().Post().Resource("pods").Namespace(ns).Name(pod).SubResource("exec").
 		VersionedParams(&corev1.PodExecOptions{
-			Container: "main", Command: cmd, Stdin: stdin != nil, Stdout: true, Stderr: true,
+			Command: cmd, Stdin: stdin != nil, Stdout: true, Stderr: true,
 		}, scheme.ParameterCodec)
 	var ex remotecommand.Executor
 	switch tr {

@@ -223,15 +223,21 @@ func (c *Cluster) Create(ctx context.Context, s Spec) (*Backend, error) {
 			_ = c.Remove(context.WithoutCancel(ctx), s.Namespace, pod.Name)
 		}
 	}()
+	var created *corev1.Pod
 	if err := call(ctx, func() error {
-		_, err := cs.CoreV1().Pods(s.Namespace).Create(ctx, pod, metav1.CreateOptions{})
-		return err
+		var cerr error
+		created, cerr = cs.CoreV1().Pods(s.Namespace).Create(ctx, pod, metav1.CreateOptions{})
+		return cerr
 	}); err != nil {
 		return nil, fmt.Errorf("creating pod %s/%s: %w", s.Namespace, pod.Name, err)
 	}
 	if len(s.ExposedPorts) > 0 {
+		// The pod owns its Service: when the pod is deleted out of band,
+		// the cluster's garbage collector deletes the Service with it.
+		svc := s.service()
+		svc.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "Pod", Name: created.Name, UID: created.UID}}
 		if err := call(ctx, func() error {
-			_, err := cs.CoreV1().Services(s.Namespace).Create(ctx, s.service(), metav1.CreateOptions{})
+			_, err := cs.CoreV1().Services(s.Namespace).Create(ctx, svc, metav1.CreateOptions{})
 			return err
 		}); err != nil {
 			return nil, fmt.Errorf("creating service %s/%s: %w", s.Namespace, pod.Name, err)
