@@ -133,7 +133,7 @@ func run(ctx context.Context, b *local.Backend, op, rel, arg string, stdin io.Re
 		if err := b.EnsureRoot(ctx); err != nil {
 			return Response{}, err
 		}
-		sum, err := snapshot.Extract(ctx, b.Root(), stdin)
+		sum, err := snapshot.Extract(ctx, b.Root(), stdin, true)
 		return Response{Size: int64(sum.FileCount)}, err
 	case OpKillEnv:
 		n, err := killByEnv(ExecTokenEnv + "=" + arg)

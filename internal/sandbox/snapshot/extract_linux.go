@@ -24,14 +24,17 @@ import (
 // is refused before anything is written). Every path is opened component
 // by component with O_NOFOLLOW, files are written to a temporary name and
 // renamed into place, and directory modes are applied last, deepest first.
-// Owners are restored only when running as root.
-func Extract(ctx context.Context, root string, r io.Reader) (Summary, error) {
+// With owners (and running as root), members get their archived uid and
+// gid: inside a container, whose accounts the workspace declares; on the
+// host, an archive must not hand files to the host's users, so a local
+// restore passes false.
+func Extract(ctx context.Context, root string, r io.Reader, owners bool) (Summary, error) {
 	rootFd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return Summary{}, &os.PathError{Op: "restore", Path: root, Err: err}
 	}
 	defer unix.Close(rootFd)
-	x := &extractor{root: rootFd, c: newChecker(), dirs: map[string]*tar.Header{}, files: map[string]string{}, owner: os.Geteuid() == 0}
+	x := &extractor{root: rootFd, c: newChecker(), dirs: map[string]*tar.Header{}, files: map[string]string{}, owner: owners && os.Geteuid() == 0}
 	hw := &countingHash{h: sha256.New()}
 	tr := tar.NewReader(io.TeeReader(r, hw))
 	for {

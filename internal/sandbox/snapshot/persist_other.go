@@ -15,6 +15,6 @@ func Persist(context.Context, string, []string, string, io.Writer) (Summary, err
 }
 
 // Extract needs Linux's openat no-follow resolution.
-func Extract(context.Context, string, io.Reader) (Summary, error) {
+func Extract(context.Context, string, io.Reader, bool) (Summary, error) {
 	return Summary{}, fmt.Errorf("workspace restores are not supported on %s", runtime.GOOS)
 }

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -84,7 +85,7 @@ func TestPersistRestoreRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	dst := t.TempDir()
-	got, err := Extract(context.Background(), dst, bytes.NewReader(buf.Bytes()))
+	got, err := Extract(context.Background(), dst, bytes.NewReader(buf.Bytes()), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +161,7 @@ func TestValidateRefusesUnsafeMembers(t *testing.T) {
 				t.Fatalf("Validate: %v, want a refusal naming %s", err, tc.name)
 			}
 			dst := t.TempDir()
-			if _, err := Extract(context.Background(), dst, bytes.NewReader(data)); !errors.Is(err, ErrUnsafeMember) {
+			if _, err := Extract(context.Background(), dst, bytes.NewReader(data), true); !errors.Is(err, ErrUnsafeMember) {
 				t.Fatalf("Extract: %v", err)
 			}
 		})
@@ -178,7 +179,7 @@ func TestHardLinkInsideIsRestored(t *testing.T) {
 	data := archiveOf(t, member{hdr: tar.Header{Name: "./f", Typeflag: tar.TypeReg}, body: "same"},
 		member{hdr: tar.Header{Name: "./g", Typeflag: tar.TypeLink, Linkname: "./f"}})
 	dst := t.TempDir()
-	if _, err := Extract(context.Background(), dst, bytes.NewReader(data)); err != nil {
+	if _, err := Extract(context.Background(), dst, bytes.NewReader(data), true); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dst, "g")); string(b) != "same" {
@@ -230,5 +231,35 @@ func TestSummarizeMatchesPersist(t *testing.T) {
 	}
 	if _, err := PersistRoot(context.Background(), src, []string{"cache/deep"}, []string{src + "/cache"}, "", &buf); !errors.Is(err, ErrSkipOverlapsMount) {
 		t.Fatalf("overlap: %v", err)
+	}
+}
+
+// Owners come from the archive only when asked (inside a container); a
+// host restore keeps the restoring user as owner of every file.
+func TestExtractOwners(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("restoring owners needs root")
+	}
+	data := archiveOf(t, member{hdr: tar.Header{Name: "./f", Typeflag: tar.TypeReg, Mode: 0o644, Uid: 1234, Gid: 4321}, body: "x"})
+	for _, owners := range []bool{true, false} {
+		dst := t.TempDir()
+		if _, err := Extract(context.Background(), dst, bytes.NewReader(data), owners); err != nil {
+			t.Fatal(err)
+		}
+		fi, err := os.Stat(filepath.Join(dst, "f"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, ok := fi.Sys().(*syscall.Stat_t)
+		if !ok {
+			t.Fatal("no stat")
+		}
+		want := uint32(0)
+		if owners {
+			want = 1234
+		}
+		if st.Uid != want {
+			t.Fatalf("owners=%v: uid %d, want %d", owners, st.Uid, want)
+		}
 	}
 }

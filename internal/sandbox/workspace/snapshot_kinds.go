@@ -19,7 +19,7 @@ func (localDriver) persist(ctx context.Context, w *Workspace, exclude []string, 
 }
 
 func (localDriver) hydrate(ctx context.Context, w *Workspace, r io.Reader) (int, error) {
-	sum, err := snapshot.Extract(ctx, w.Root, r)
+	sum, err := snapshot.Extract(ctx, w.Root, r, false) // host files keep the provider's user
 	return sum.FileCount, err
 }
 
