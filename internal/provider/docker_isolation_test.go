@@ -233,6 +233,12 @@ func TestAccDockerIsolation_disk(t *testing.T) {
 				ExpectError: regexp.MustCompile(`(?s)Unusable isolation setting.*disk = "512k".*512k is below the minimum of 1m`),
 			},
 			{
+				// Zero is Docker's "no limit": refused rather than silently unlimited.
+				Config:      env.configDocker(`disk = "0"`, "", ""),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)Invalid size.*disk = "0" is zero bytes, which Docker\s+takes as no limit`),
+			},
+			{
 				Config: env.configDocker(diskAndMounts, "", fillDisk+mountsSeen),
 				Check: resource.ComposeTestCheckFunc(
 					resource.TestCheckResourceAttr("sandbox_command.mounts", "stdout",

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 
@@ -71,6 +72,10 @@ func (im isolationModel) isolation(ctx context.Context, diags *diag.Diagnostics)
 		}
 		if err != nil {
 			diags.AddAttributeError(dockerPath.AtName(name), "Invalid size", err.Error())
+		}
+		if err == nil && n == 0 {
+			diags.AddAttributeError(dockerPath.AtName(name), "Invalid size", fmt.Sprintf("%s = %q is zero bytes, which Docker "+
+				"takes as no limit: leave %s unset for no limit, or give a positive size", name, v.ValueString(), name))
 		}
 		return n
 	}
