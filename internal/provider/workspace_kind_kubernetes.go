@@ -144,6 +144,8 @@ func (kubernetesKind) validate(ctx context.Context, m workspaceModel, cfg tfsdk.
 			p = at.AtName("resources")
 		case strings.HasPrefix(msg, "image_pull_policy"):
 			p = at.AtName("image_pull_policy")
+		case strings.HasPrefix(msg, "namespace"):
+			p = at.AtName("namespace")
 		}
 		diags.AddAttributeError(p, "Invalid kubernetes setting", err.Error())
 	}

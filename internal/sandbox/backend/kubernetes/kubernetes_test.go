@@ -188,8 +188,8 @@ func TestKubernetesBackend_serviceAndLifecycle(t *testing.T) {
 	}
 }
 
-// A pod whose image cannot be had fails the creation within its start
-// timeout, naming the kubelet's reason, and leaves nothing behind.
+// A pod whose image cannot be had fails the creation at once (before its
+// start timeout), naming the kubelet's reason, and leaves nothing behind.
 func TestKubernetesBackend_imageMissing(t *testing.T) {
 	cs, _ := kubetest.Cluster(t)
 	if os.Getenv(incontainer.HelperEnv) == "" {
@@ -198,12 +198,16 @@ func TestKubernetesBackend_imageMissing(t *testing.T) {
 	ns := kubetest.Namespace(t, cs, "sandbox-backend")
 	c := kubernetes.NewCluster(kubernetes.Config{ConfigPath: os.Getenv("KUBECONFIG")})
 	id := uuid.NewString()
+	start := time.Now()
 	_, err := c.Create(t.Context(), kubernetes.Spec{
 		WorkspaceID: id, Namespace: ns, Image: "localhost/no-such-image:1", ImagePullPolicy: "Never",
-		Root: "/workspace", StartTimeout: 20 * time.Second,
+		Root: "/workspace", StartTimeout: 2 * time.Minute,
 	})
 	if err == nil || !strings.Contains(err.Error(), "ErrImageNeverPull") {
 		t.Fatalf("want an error naming ErrImageNeverPull, got %v", err)
+	}
+	if d := time.Since(start); d > time.Minute {
+		t.Fatalf("the creation failed only after %s, not at the kubelet's final reason", d)
 	}
 	if _, err := cs.CoreV1().Pods(ns).Get(t.Context(), kubernetes.PodName(id), metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Fatalf("pod left after the failed creation: %v", err)

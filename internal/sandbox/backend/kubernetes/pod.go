@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"sort"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -13,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/fshelper"
@@ -83,11 +85,21 @@ func (s Spec) Validate() error {
 	default:
 		return fmt.Errorf("image_pull_policy %q must be Always, IfNotPresent or Never", s.ImagePullPolicy)
 	}
-	if _, err := resourceList(s.Requests); err != nil {
+	if errs := validation.IsDNS1123Label(s.Namespace); len(errs) > 0 {
+		return fmt.Errorf("namespace %q is not a namespace name: %s", s.Namespace, strings.Join(errs, "; "))
+	}
+	req, err := resourceList(s.Requests)
+	if err != nil {
 		return fmt.Errorf("requests: %w", err)
 	}
-	if _, err := resourceList(s.Limits); err != nil {
+	lim, err := resourceList(s.Limits)
+	if err != nil {
 		return fmt.Errorf("limits: %w", err)
+	}
+	for name, q := range req {
+		if l, ok := lim[name]; ok && q.Cmp(l) > 0 {
+			return fmt.Errorf("requests: %s = %q is more than its limit %q", name, s.Requests[string(name)], s.Limits[string(name)])
+		}
 	}
 	for _, p := range s.ExposedPorts {
 		if p < 1 || p > 65535 {
@@ -106,6 +118,12 @@ func resourceList(m map[string]string) (corev1.ResourceList, error) {
 		q, err := resource.ParseQuantity(v)
 		if err != nil {
 			return nil, fmt.Errorf("%s = %q is not a Kubernetes quantity (such as \"250m\" or \"1Gi\")", k, v)
+		}
+		if q.Sign() < 0 {
+			return nil, fmt.Errorf("%s = %q is negative", k, v)
+		}
+		if errs := validation.IsQualifiedName(k); len(errs) > 0 {
+			return nil, fmt.Errorf("%q is not a resource name (such as cpu, memory or ephemeral-storage): %s", k, strings.Join(errs, "; "))
 		}
 		out[corev1.ResourceName(k)] = q
 	}
@@ -252,6 +270,11 @@ func (c *Cluster) Create(ctx context.Context, s Spec) (*Backend, error) {
 	}
 	b := c.Open(s.Namespace, pod.Name, s.Root)
 	if err := b.InitRoot(ctx); err != nil {
+		return nil, err
+	}
+	// An emptyDir is created world-writable; the root is 0755, as in a
+	// Docker workspace (root_owner then gives it to the agent).
+	if err := b.Chmod(ctx, ".", 0o755); err != nil {
 		return nil, err
 	}
 	if err := b.Provision(ctx, s.Users, s.Groups); err != nil {

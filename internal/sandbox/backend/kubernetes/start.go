@@ -38,6 +38,9 @@ func (c *Cluster) waitRunning(ctx context.Context, ns, name string, timeout time
 		case corev1.PodFailed, corev1.PodSucceeded:
 			return fmt.Errorf("pod %s/%s stopped before it was ready (%s): %s%s", ns, name, pod.Status.Phase, podReason(pod), c.events(ctx, ns, name))
 		}
+		if r := waitingReason(pod); finalReasons[r] {
+			return fmt.Errorf("pod %s/%s cannot start: %s%s", ns, name, podReason(pod), c.events(ctx, ns, name))
+		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("pod %s/%s did not start within %s: %s%s", ns, name, timeout, podReason(pod), c.events(ctx, ns, name))
 		}
@@ -47,6 +50,20 @@ func (c *Cluster) waitRunning(ctx context.Context, ns, name string, timeout time
 		case <-time.After(delay):
 		}
 	}
+}
+
+// finalReasons are the kubelet's waiting reasons that no retry clears, so
+// creation fails at once instead of at the start timeout.
+var finalReasons = map[string]bool{"ErrImageNeverPull": true, "InvalidImageName": true, "CreateContainerConfigError": true}
+
+// waitingReason is the reason the workspace container waits, or "".
+func waitingReason(p *corev1.Pod) string {
+	for _, st := range p.Status.ContainerStatuses {
+		if st.Name == containerName && st.State.Waiting != nil {
+			return st.State.Waiting.Reason
+		}
+	}
+	return ""
 }
 
 func containerRunning(p *corev1.Pod) bool {

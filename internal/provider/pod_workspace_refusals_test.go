@@ -1,0 +1,53 @@
+package provider
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+)
+
+// A kubernetes block's bad settings fail the plan on their attribute,
+// without contacting any cluster (none is configured here).
+func TestAccPodWorkspace_planRefusals(t *testing.T) {
+	env := newTestEnv(t)
+	cases := map[string]struct{ block, extra, want string }{
+		"namespace":     {`namespace = "Bad_Namespace"`, "", `namespace "Bad_Namespace" is not a namespace name`},
+		"quantity":      {`resources = { requests = { cpu = "lots" } }`, "", `cpu = "lots" is not a Kubernetes quantity`},
+		"negative":      {`resources = { limits = { memory = "-1Gi" } }`, "", `memory = "-1Gi" is negative`},
+		"over limit":    {`resources = { requests = { memory = "1Gi" }, limits = { memory = "128Mi" } }`, "", `is more than its limit "128Mi"`},
+		"start timeout": {`start_timeout = "soon"`, "", `start_timeout must be a positive duration`},
+		"pull policy":   {`image_pull_policy = "never"`, "", `value must be one of`},
+		"env wo":        {"", `environment_wo = { K = "v" }`, `kubernetes workspaces take no write-only environment`},
+		"host path":     {"", `extra_path_grants = [{ path = "/data", host_path = "/srv/data" }]`, `does not mount host paths`},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			ns := `namespace = "agents"`
+			if name == "namespace" {
+				ns = ""
+			}
+			resource.UnitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: protoV6Factories,
+				TerraformVersionChecks:   requireTF111,
+				Steps: []resource.TestStep{{
+					Config: fmt.Sprintf(`
+provider "sandbox" {
+  local_base_dir = %q
+}
+resource "sandbox_workspace" "ws" {
+  kubernetes {
+    %s
+    image = "busybox"
+    %s
+  }
+  %s
+}
+`, env.base, ns, c.block, c.extra),
+					PlanOnly:    true,
+					ExpectError: errRe(c.want),
+				}},
+			})
+		})
+	}
+}
