@@ -99,8 +99,8 @@ func (gitRepoKind) schema() schema.Schema {
 	treeAttributes(attrs, "Unknown in a plan that changes `commit`.",
 		"`\"0755\"` for files Git records as executable, else `\"0644\"`.")
 	attrs["manifest_entry"] = manifestEntryAttribute("`{\"type\": \"git_repo\", ..., \"host\", \"repo\", \"ref\", \"subpath\"}`, " +
-		"no credentials. The Python SDK clones `https://<host>/<repo>.git`, so a `url` of that form renders as its host and repo, " +
-		"and any other `url` (another scheme, no `.git`, a query) gives null")
+		"no credentials. A `url` of the form `https://<host>/<repo>.git` (what the Python SDK clones) renders as its host " +
+		"and repo; any other `url` gives null")
 	return schema.Schema{
 		MarkdownDescription: "A checkout of a Git repository in a workspace; follows the Python SDK's `GitRepo` entry, except that " +
 			"fetching happens on the host (go-git: no git is needed on the host or in the image). The commit is fetched into " +

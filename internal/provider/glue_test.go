@@ -177,7 +177,7 @@ func nonNullRaw() tftypes.Value {
 }
 
 func TestKindBlockNames(t *testing.T) {
-	if got := kindBlockNames(); got != "`local { ... }` or `docker { ... }`" {
+	if got := kindBlockNames(); got != "`local { ... }`, `docker { ... }` or `kubernetes { ... }`" {
 		t.Errorf("kindBlockNames() = %q", got)
 	}
 	for _, k := range workspaceKinds {

@@ -21,12 +21,10 @@ import (
 // { type = "str", value = ... }, or an entry { description, ephemeral,
 // value = <typed value> }), read with the Python SDK's rules.
 
-const manifestEnvDescription = "Environment variables of the manifest (`environment.value`), an object of name to value. " +
-	"A value is a string, a Python SDK typed value `{ type = \"str\", value = \"...\" }`, or an entry " +
-	"`{ description = \"...\", ephemeral = true, value = { type = \"str\", value = \"...\" } }`; each is written as the " +
-	"Python SDK writes it (typed values with their `type`), in byte order of the names, and checked at plan time with " +
-	"the Python SDK's messages. The values are in `json` (sensitive) and replaced in `review`; they are kept in state in " +
-	"clear text, so give a real secret to the workspace with `environment_wo` or `sandbox_file.content_wo` instead."
+const manifestEnvDescription = "Environment variables of the manifest: name to a string, a typed value " +
+	"`{ type = \"str\", value = \"...\" }` or an entry `{ description, ephemeral, value }`, written as the Python SDK " +
+	"writes them and checked at plan time. Kept in state in clear text (sensitive in `json`, replaced in `review`): give " +
+	"real secrets with `environment_wo` or `sandbox_file.content_wo`."
 
 // manifestEnvironment reads env into environment variables, in name order;
 // problems are reported on environment[name]. Values not known yet are

@@ -124,7 +124,7 @@ func checkRestoredLocal(s *terraform.State) error {
 	for rel, want := range map[string]struct {
 		content string
 		mode    os.FileMode
-	}{"out/note.txt": {"note\n", 0o640}, "bin/run.sh": {"#!/bin/sh\necho hi\n", 0o755}, "tree/sub/b.conf": {"b\n", 0o600}} {
+	}{"out/note.txt": {"note\n", 0o640}, "bin/run.sh": {"#!/bin/sh\necho hi\n", 0o755}, "tree/sub/b.conf": {"b\n", 0o644}} {
 		if err := expectFile(filepath.Join(root, rel), want.content, want.mode); err != nil {
 			return err
 		}
