@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"time"
 
@@ -139,13 +140,14 @@ func (kubernetesKind) validate(ctx context.Context, m workspaceModel, cfg tfsdk.
 	}
 	if err := workspace.CheckKubernetesSpec(spec); err != nil {
 		p := at
-		switch msg := err.Error(); {
-		case strings.HasPrefix(msg, "requests"), strings.HasPrefix(msg, "limits"):
-			p = at.AtName("resources")
-		case strings.HasPrefix(msg, "image_pull_policy"):
-			p = at.AtName("image_pull_policy")
-		case strings.HasPrefix(msg, "namespace"):
-			p = at.AtName("namespace")
+		var fe *workspace.KubernetesFieldError
+		if errors.As(err, &fe) {
+			switch fe.Field {
+			case "root", "exposed_ports":
+				p = path.Root(fe.Field)
+			default:
+				p = at.AtName(fe.Field)
+			}
 		}
 		diags.AddAttributeError(p, "Invalid kubernetes setting", err.Error())
 	}

@@ -180,6 +180,10 @@ func (kubernetesDriver) hydrate(ctx context.Context, w *Workspace, r io.Reader) 
 	return hydrateInContainer(ctx, w, r)
 }
 
+// KubernetesFieldError is a CheckKubernetesSpec error about one setting
+// (see kubernetes.FieldError).
+type KubernetesFieldError = kubernetes.FieldError
+
 // KubernetesInfo is what a pod workspace was created with, read back from
 // the pod (see kubernetes.Backend.Describe).
 type KubernetesInfo = kubernetes.Spec

@@ -74,40 +74,53 @@ func PodName(workspaceID string) string { return "sandbox-" + workspaceID }
 func (s Spec) Validate() error {
 	switch {
 	case s.Image == "":
-		return errors.New("image must be set")
+		return fieldErr("image", errors.New("image must be set"))
 	case s.Namespace == "":
-		return errors.New("namespace must be set")
+		return fieldErr("namespace", errors.New("namespace must be set"))
 	case !path.IsAbs(s.Root) || path.Clean(s.Root) != s.Root:
-		return fmt.Errorf("root %q must be an absolute, clean POSIX path", s.Root)
+		return fieldErr("root", fmt.Errorf("root %q must be an absolute, clean POSIX path", s.Root))
 	}
 	switch s.ImagePullPolicy {
 	case "", string(corev1.PullAlways), string(corev1.PullIfNotPresent), string(corev1.PullNever):
 	default:
-		return fmt.Errorf("image_pull_policy %q must be Always, IfNotPresent or Never", s.ImagePullPolicy)
+		return fieldErr("image_pull_policy", fmt.Errorf("image_pull_policy %q must be Always, IfNotPresent or Never", s.ImagePullPolicy))
 	}
 	if errs := validation.IsDNS1123Label(s.Namespace); len(errs) > 0 {
-		return fmt.Errorf("namespace %q is not a namespace name: %s", s.Namespace, strings.Join(errs, "; "))
+		return fieldErr("namespace", fmt.Errorf("namespace %q is not a namespace name: %s", s.Namespace, strings.Join(errs, "; ")))
 	}
 	req, err := resourceList(s.Requests)
 	if err != nil {
-		return fmt.Errorf("requests: %w", err)
+		return fieldErr("resources", fmt.Errorf("requests: %w", err))
 	}
 	lim, err := resourceList(s.Limits)
 	if err != nil {
-		return fmt.Errorf("limits: %w", err)
+		return fieldErr("resources", fmt.Errorf("limits: %w", err))
 	}
 	for name, q := range req {
 		if l, ok := lim[name]; ok && q.Cmp(l) > 0 {
-			return fmt.Errorf("requests: %s = %q is more than its limit %q", name, s.Requests[string(name)], s.Limits[string(name)])
+			return fieldErr("resources", fmt.Errorf("requests: %s = %q is more than its limit %q", name, s.Requests[string(name)], s.Limits[string(name)]))
 		}
 	}
 	for _, p := range s.ExposedPorts {
 		if p < 1 || p > 65535 {
-			return fmt.Errorf("exposed port %d is outside 1-65535", p)
+			return fieldErr("exposed_ports", fmt.Errorf("exposed port %d is outside 1-65535", p))
 		}
 	}
 	return nil
 }
+
+// FieldError is a Validate error about one setting: Field names it as the
+// kubernetes block does ("namespace", "resources", ...), or "root" and
+// "exposed_ports" of the workspace.
+type FieldError struct {
+	Field string
+	Err   error
+}
+
+func (e *FieldError) Error() string { return e.Err.Error() }
+func (e *FieldError) Unwrap() error { return e.Err }
+
+func fieldErr(field string, err error) error { return &FieldError{Field: field, Err: err} }
 
 func resourceList(m map[string]string) (corev1.ResourceList, error) {
 	if len(m) == 0 {
