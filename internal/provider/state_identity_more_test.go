@@ -239,7 +239,7 @@ resource "sandbox_workspace" "ws" {
 	}
 	saved, err := os.ReadFile(statePath)
 	must(t, err)
-	rewritePrivate(t, statePath, `{"id":"0000:OTHER:DAEMON"}`)
+	rewritePrivate(t, statePath, "docker_daemon", `{"id":"0000:OTHER:DAEMON"}`)
 	if code := c.exitCode("plan-other.log", "plan", "-input=false", "-detailed-exitcode", "-no-color"); code != 1 ||
 		!strings.Contains(c.last, "Workspace is on another Docker daemon") || !strings.Contains(c.last, "0000:OTHER:DAEMON") {
 		t.Fatalf("plan with the workspace on another daemon exited %d:\n%s", code, c.last)
@@ -251,9 +251,9 @@ resource "sandbox_workspace" "ws" {
 	}
 }
 
-// rewritePrivate sets the docker_daemon private-state key of the only
-// resource instance in the state file at p.
-func rewritePrivate(t *testing.T, p, value string) {
+// privateKeys decodes the private state of the only resource instance in
+// the state file at p: the decoded state, that instance and its keys.
+func privateKeys(t *testing.T, p string) (map[string]any, map[string]any, map[string][]byte) {
 	t.Helper()
 	b, err := os.ReadFile(p)
 	must(t, err)
@@ -264,14 +264,30 @@ func rewritePrivate(t *testing.T, p, value string) {
 	must(t, err)
 	keys := map[string][]byte{}
 	must(t, json.Unmarshal(priv, &keys))
-	if _, ok := keys["docker_daemon"]; !ok {
-		t.Fatalf("no docker_daemon key in private state: %s", priv)
+	return st, inst, keys
+}
+
+// statePrivate is private-state key of the only resource instance in the
+// state file at p ("" when missing).
+func statePrivate(t *testing.T, p, key string) string {
+	t.Helper()
+	_, _, keys := privateKeys(t, p)
+	return string(keys[key])
+}
+
+// rewritePrivate sets private-state key of the only resource instance in
+// the state file at p; the key must be there already.
+func rewritePrivate(t *testing.T, p, key, value string) {
+	t.Helper()
+	st, inst, keys := privateKeys(t, p)
+	if _, ok := keys[key]; !ok {
+		t.Fatalf("no %s key in private state: %v", key, keys)
 	}
-	keys["docker_daemon"] = []byte(value)
-	priv, err = json.Marshal(keys)
+	keys[key] = []byte(value)
+	priv, err := json.Marshal(keys)
 	must(t, err)
 	inst["private"] = base64.StdEncoding.EncodeToString(priv)
-	b, err = json.Marshal(st)
+	b, err := json.Marshal(st)
 	must(t, err)
 	must(t, os.WriteFile(p, b, 0o600))
 }

@@ -32,6 +32,7 @@ type workspaceDataModel struct {
 	Root        types.String `tfsdk:"root"`
 	ContainerID types.String `tfsdk:"container_id"`
 	Labels      types.Map    `tfsdk:"labels"`
+	Kubernetes  types.Object `tfsdk:"kubernetes"`
 	Kind        types.String `tfsdk:"kind"`
 	Running     types.Bool   `tfsdk:"running"`
 	StartedAt   types.String `tfsdk:"started_at"`
@@ -59,15 +60,17 @@ func (d *workspaceDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 		}
 	}
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "An existing workspace, found by its `id`, by the root of a local workspace, or by the id, name " +
-			"or labels of a docker workspace's container. Use it in a root module that adds entries to, or runs commands in, a " +
+		MarkdownDescription: "An existing workspace, found by its `id`, by the root of a local workspace, by the id, name " +
+			"or labels of a docker workspace's container, or by the namespace and pod name or labels of a kubernetes workspace. " +
+			"Use it in a root module that adds entries to, or runs commands in, a " +
 			"workspace another module owns: destroying this module leaves the workspace alone. Reading it only observes. " +
-			"Give exactly one of `id`, `root`, `container_id` and `labels`.",
+			"Give exactly one of `id`, `root`, `container_id`, `labels` and `kubernetes`.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Optional: true, Computed: true,
-				MarkdownDescription: "Workspace id (`sandbox_workspace.<name>.id`): `local:<uuid>:<root>` or `docker:<uuid>`.",
-				Validators:          []validator.String{workspaceIDValidator{}},
+				MarkdownDescription: "Workspace id (`sandbox_workspace.<name>.id`): `local:<uuid>:<root>`, `docker:<uuid>` or " +
+					"`kubernetes:<uuid>:<namespace>`.",
+				Validators: []validator.String{workspaceIDValidator{}},
 			},
 			"root": schema.StringAttribute{
 				Optional: true, Computed: true,
@@ -83,13 +86,14 @@ func (d *workspaceDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 				Optional: true, ElementType: types.StringType,
 				MarkdownDescription: "Container labels that exactly one docker workspace carries.",
 			},
-			"kind":       schema.StringAttribute{Computed: true, MarkdownDescription: "`local` or `docker`."},
+			"kubernetes": kubernetesLookupSchema(),
+			"kind":       schema.StringAttribute{Computed: true, MarkdownDescription: "`local`, `docker` or `kubernetes`."},
 			"running":    schema.BoolAttribute{Computed: true, MarkdownDescription: "`false` when the container is stopped or paused."},
 			"started_at": schema.StringAttribute{Computed: true, MarkdownDescription: "When the container was last started (RFC 3339); null for a local workspace."},
 			"endpoints": schema.ListNestedAttribute{
 				Computed: true,
-				MarkdownDescription: "As `sandbox_workspace.endpoints`, for the ports a docker workspace was created with " +
-					"(while it runs); empty for a local workspace, whose ports are not recorded with it.",
+				MarkdownDescription: "As `sandbox_workspace.endpoints`, for the ports a docker or kubernetes workspace was " +
+					"created with (while it runs); empty for a local workspace, whose ports are not recorded with it.",
 				NestedObject: schema.NestedAttributeObject{Attributes: endpointAttrs},
 			},
 		},
@@ -98,7 +102,8 @@ func (d *workspaceDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 
 func (d *workspaceDataSource) ConfigValidators(context.Context) []datasource.ConfigValidator {
 	return []datasource.ConfigValidator{datasourcevalidator.ExactlyOneOf(
-		path.MatchRoot("id"), path.MatchRoot("root"), path.MatchRoot("container_id"), path.MatchRoot("labels"))}
+		path.MatchRoot("id"), path.MatchRoot("root"), path.MatchRoot("container_id"), path.MatchRoot("labels"),
+		path.MatchRoot("kubernetes"))}
 }
 
 func (d *workspaceDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
@@ -122,8 +127,11 @@ func (d *workspaceDataSource) Read(ctx context.Context, req datasource.ReadReque
 			}
 		}
 	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	if err == nil && w == nil {
-		resp.Diagnostics.AddError("No lookup key", "set one of id, root, container_id or labels")
+		resp.Diagnostics.AddError("No lookup key", "set one of id, root, container_id, labels or kubernetes")
 		return
 	}
 	if err != nil {
@@ -132,6 +140,7 @@ func (d *workspaceDataSource) Read(ctx context.Context, req datasource.ReadReque
 	}
 	m.ID, m.Root, m.Kind = types.StringValue(w.ID), types.StringValue(w.Root), types.StringValue(w.Kind)
 	m.ContainerID = containerID(w)
+	m.Kubernetes = kubernetesLookupValue(w, m.Kubernetes)
 	m.Running = types.BoolValue(w.Running)
 	m.StartedAt = types.StringNull()
 	if w.StartedAt != "" {

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -102,18 +101,11 @@ func (dockerKind) observe(ctx context.Context, eng *workspace.Engine, w *workspa
 // daemon a docker workspace was created on.
 const privateDaemonKey = "docker_daemon"
 
-type privateDaemon struct {
-	ID string `json:"id"`
-}
-
 // rememberDaemon records the configured daemon's id in private state.
 func rememberDaemon(ctx context.Context, eng *workspace.Engine, p privateSetter, diags *diag.Diagnostics) {
-	id, err := eng.DockerDaemonID(ctx)
-	if err != nil || id == "" {
-		return // the check it serves is skipped, nothing else depends on it
+	if id, err := eng.DockerDaemonID(ctx); err == nil {
+		rememberIdentity(ctx, p, privateDaemonKey, id, diags)
 	}
-	data, _ := json.Marshal(privateDaemon{ID: id})
-	diags.Append(p.SetKey(ctx, privateDaemonKey, data)...)
 }
 
 // missing reports (with an error diagnostic) that a docker workspace not
@@ -121,22 +113,18 @@ func rememberDaemon(ctx context.Context, eng *workspace.Engine, p privateSetter,
 // is pointed at the wrong daemon, and re-creating the workspace would
 // orphan the real one.
 func (dockerKind) missing(ctx context.Context, eng *workspace.Engine, p privateGetter, id string, diags *diag.Diagnostics) bool {
-	data, d := p.GetKey(ctx, privateDaemonKey)
-	if d.HasError() || len(data) == 0 {
-		return false
-	}
-	var want privateDaemon
-	if json.Unmarshal(data, &want) != nil || want.ID == "" {
+	want := recordedIdentity(ctx, p, privateDaemonKey)
+	if want == "" {
 		return false
 	}
 	have, err := eng.DockerDaemonID(ctx)
-	if err != nil || have == want.ID {
+	if err != nil || have == want {
 		return false
 	}
 	diags.AddAttributeError(path.Root("id"), "Workspace is on another Docker daemon",
 		fmt.Sprintf("workspace %s was created on the Docker daemon with id %s, but the provider is configured for the daemon "+
 			"with id %s, which has no such container. Configure the provider's docker_host for the daemon that holds it, or, "+
-			"if that daemon and its containers are gone for good, remove the workspace from state (terraform state rm).", id, want.ID, have))
+			"if that daemon and its containers are gone for good, remove the workspace from state (terraform state rm).", id, want, have))
 	return true
 }
 

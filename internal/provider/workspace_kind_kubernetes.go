@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
@@ -37,6 +38,7 @@ type kubernetesBlockModel struct {
 	NodeSelector     types.Map    `tfsdk:"node_selector"`
 	RuntimeClassName types.String `tfsdk:"runtime_class_name"`
 	Resources        types.Object `tfsdk:"resources"`
+	Privileged       types.Bool   `tfsdk:"privileged"`
 	StartTimeout     types.String `tfsdk:"start_timeout"`
 	PodName          types.String `tfsdk:"pod_name"`
 }
@@ -49,8 +51,8 @@ var (
 		"namespace": types.StringType, "image": types.StringType, "image_pull_policy": types.StringType,
 		"labels": types.MapType{ElemType: types.StringType}, "service_account": types.StringType,
 		"node_selector": types.MapType{ElemType: types.StringType}, "runtime_class_name": types.StringType,
-		"resources": types.ObjectType{AttrTypes: kubeResourcesAttrTypes}, "start_timeout": types.StringType,
-		"pod_name": types.StringType,
+		"resources": types.ObjectType{AttrTypes: kubeResourcesAttrTypes}, "privileged": types.BoolType,
+		"start_timeout": types.StringType, "pod_name": types.StringType,
 	}
 )
 
@@ -94,6 +96,11 @@ func (kubernetesKind) block() schema.Block {
 					"requests": schema.MapAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: "Requested resources."},
 					"limits":   schema.MapAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: "Resource limits."},
 				}},
+			"privileged": schema.BoolAttribute{Optional: true,
+				PlanModifiers: []planmodifier.Bool{boolplanmodifier.RequiresReplaceIf(replaceBoolIfChanged,
+					"Changing it replaces the pod.", "Changing it replaces the pod.")},
+				MarkdownDescription: "Run the container privileged, which in-container storage mounts (FUSE) need: it then " +
+					"has every capability and the node's devices. Default `false`. [Mounts in pods](#storage-mounts-in-pods)."},
 			"start_timeout": schema.StringAttribute{Optional: true,
 				MarkdownDescription: "How long creation waits for the pod to run, a duration such as `\"90s\"`. Default `\"3m\"`; " +
 					"a pod still Pending or failing to pull its image then fails the apply with its reason and events."},
@@ -168,6 +175,7 @@ func kubeSpec(ctx context.Context, m workspaceModel, b kubernetesBlockModel, dia
 		Namespace: b.Namespace.ValueString(), Image: b.Image.ValueString(), ImagePullPolicy: b.ImagePullPolicy.ValueString(),
 		Labels: strs(b.Labels), ServiceAccount: b.ServiceAccount.ValueString(), NodeSelector: strs(b.NodeSelector),
 		RuntimeClassName: b.RuntimeClassName.ValueString(), Root: m.Root.ValueString(),
+		Privileged: b.Privileged.ValueBool(),
 	}
 	if !b.Resources.IsNull() && !b.Resources.IsUnknown() {
 		attrs := b.Resources.Attributes()
@@ -187,7 +195,7 @@ func kubeSpec(ctx context.Context, m workspaceModel, b kubernetesBlockModel, dia
 func (kubernetesKind) modifyPlan(context.Context, *workspace.Engine, resource.ModifyPlanRequest, *resource.ModifyPlanResponse, workspaceModel) {
 }
 
-func (kubernetesKind) create(ctx context.Context, eng *workspace.Engine, m workspaceModel, _ tfsdk.Config, _ privateSetter, diags *diag.Diagnostics) *workspace.Workspace {
+func (kubernetesKind) create(ctx context.Context, eng *workspace.Engine, m workspaceModel, _ tfsdk.Config, private privateSetter, diags *diag.Diagnostics) *workspace.Workspace {
 	spec := kubeSpec(ctx, m, kubeBlock(ctx, m.Kubernetes, diags), diags)
 	mf := manifestSpec(ctx, m, diags)
 	spec.Environment, spec.ExposedPorts, spec.Users, spec.Groups = mf.Environment, mf.ExposedPorts, mf.Users, mf.Groups
@@ -199,6 +207,7 @@ func (kubernetesKind) create(ctx context.Context, eng *workspace.Engine, m works
 		addEngineAttributeError(diags, path.Root("kubernetes"), "Creating the pod failed", err)
 		return nil
 	}
+	rememberCluster(ctx, eng, private, diags)
 	return w
 }
 
@@ -279,6 +288,10 @@ func kubeObject(info workspace.KubernetesInfo, prior kubernetesBlockModel, podNa
 			"requests": quantities(info.Requests, oldReq), "limits": quantities(info.Limits, oldLim),
 		})
 	}
+	privileged := types.BoolNull()
+	if info.Privileged || !prior.Privileged.IsNull() {
+		privileged = types.BoolValue(info.Privileged)
+	}
 	timeout := prior.StartTimeout
 	if timeout.IsUnknown() {
 		timeout = types.StringNull()
@@ -287,16 +300,12 @@ func kubeObject(info workspace.KubernetesInfo, prior kubernetesBlockModel, podNa
 		"namespace": types.StringValue(info.Namespace), "image": types.StringValue(info.Image),
 		"image_pull_policy": str(info.ImagePullPolicy), "labels": stringMapValue(info.Labels),
 		"service_account": str(info.ServiceAccount), "node_selector": stringMapValue(info.NodeSelector),
-		"runtime_class_name": str(info.RuntimeClassName), "resources": res, "start_timeout": timeout,
+		"runtime_class_name": str(info.RuntimeClassName), "resources": res, "privileged": privileged, "start_timeout": timeout,
 		"pod_name": types.StringValue(podName),
 	})
 }
 
 func (kubernetesKind) update(context.Context, *workspace.Engine, resource.UpdateRequest, *workspace.Workspace, *diag.Diagnostics) {
-}
-
-func (kubernetesKind) missing(context.Context, *workspace.Engine, privateGetter, string, *diag.Diagnostics) bool {
-	return false
 }
 
 // adopt takes "<namespace>/sandbox-<uuid>", the pod's namespace and name.
@@ -308,16 +317,6 @@ func (kubernetesKind) adopt(ctx context.Context, eng *workspace.Engine, in strin
 	}
 	w, err := eng.Open(ctx, workspace.KubernetesID(u, ns))
 	return w, true, err
-}
-
-// imported: the pod is the provider's own, so destroying removes it.
-func (kubernetesKind) imported(ctx context.Context, _ *workspace.Engine, _ *workspace.Workspace, resp *resource.ImportStateResponse) {
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("keep_on_destroy"), false)...)
-}
-
-// find: the data source reaches a pod workspace by its id.
-func (kubernetesKind) find(context.Context, *workspace.Engine, workspaceDataModel, *diag.Diagnostics) (*workspace.Workspace, path.Path, bool, error) {
-	return nil, path.Empty(), false, nil
 }
 
 func (kubernetesKind) recordedPorts(ctx context.Context, eng *workspace.Engine, w *workspace.Workspace) ([]int, error) {

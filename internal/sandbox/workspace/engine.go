@@ -107,7 +107,7 @@ type Workspace struct {
 	ID string
 	// UUID is the id's UUID.
 	UUID string
-	// Kind is "local" or "docker".
+	// Kind is "local", "docker" or "kubernetes".
 	Kind string
 	// Root is the absolute root as seen inside the workspace.
 	Root string

@@ -2,7 +2,6 @@ package workspace
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -155,13 +154,20 @@ func (kubernetesDriver) setEnvironment(context.Context, *Workspace, map[string]s
 
 func (kubernetesDriver) mountBackend() string { return kubernetes.Kind }
 
-// ErrMountUnsupported is wrapped when a workspace kind cannot take a mount.
-var ErrMountUnsupported = errors.New("mount not supported on this workspace kind")
-
-// checkMount refuses every mount: storage mounts in pods are not supported.
-func (kubernetesDriver) checkMount(_ context.Context, w *Workspace, m *mount.Mount) error {
-	return fmt.Errorf("%w: workspace %s is a Kubernetes pod; storage mounts (%s) run only in local and docker workspaces",
-		ErrMountUnsupported, w.ID, m.Strategy.Pattern.Type)
+// checkMount requires the privileged pod an in-container mount needs:
+// Kubernetes grants /dev/fuse and the mount capability to no narrower
+// security context without a device plugin.
+func (d kubernetesDriver) checkMount(ctx context.Context, w *Workspace, m *mount.Mount) error {
+	info, err := d.e.DescribeKubernetes(ctx, w)
+	if err != nil {
+		return err
+	}
+	if !info.Privileged {
+		return fmt.Errorf("%w: workspace %s is a pod that is not privileged; an in-container %s mount needs /dev/fuse "+
+			"and the mount capability: set privileged = true in the workspace's kubernetes block (this replaces the pod)",
+			ErrNoFUSE, w.ID, m.Strategy.Pattern.Type)
+	}
+	return nil
 }
 
 func (kubernetesDriver) mountsOnHost() bool { return false }
@@ -195,6 +201,33 @@ func (e *Engine) DescribeKubernetes(ctx context.Context, w *Workspace) (Kubernet
 		return KubernetesInfo{}, fmt.Errorf("workspace %s is not a kubernetes workspace", w.ID)
 	}
 	return b.Describe(ctx)
+}
+
+// FindKubernetes returns the pod workspace in namespace ns whose pod is
+// named podName or, when podName is "", the one carrying every label of
+// labels. It only reads.
+func (e *Engine) FindKubernetes(ctx context.Context, ns, podName string, labels map[string]string) (*Workspace, error) {
+	uuid, err := e.kube.FindPod(ctx, ns, podName, labels)
+	if err != nil {
+		return nil, err
+	}
+	return e.Open(ctx, KubernetesID(uuid, ns))
+}
+
+// KubernetesClusterID returns the identity of the cluster the provider is
+// configured for (see kubernetes.Cluster.ClusterID); "" when the cluster
+// does not let the provider read it.
+func (e *Engine) KubernetesClusterID(ctx context.Context) (string, error) {
+	return e.kube.ClusterID(ctx)
+}
+
+// PodNamespace returns the namespace of a kubernetes workspace's pod, ""
+// for another kind.
+func PodNamespace(w *Workspace) string {
+	if b, ok := w.Backend.(*kubernetes.Backend); ok {
+		return b.Namespace()
+	}
+	return ""
 }
 
 // PodName returns the name of a kubernetes workspace's pod (and Service).

@@ -43,6 +43,13 @@ type Server struct {
 // rclone). The server stops when the test ends.
 func Start(t testing.TB, bucket string, files map[string]string) *Server {
 	t.Helper()
+	return StartOn(t, "127.0.0.1", bucket, files)
+}
+
+// StartOn is Start listening on host, an address of this machine (such as
+// the bridge address pods of the test cluster reach it by).
+func StartOn(t testing.TB, host, bucket string, files map[string]string) *Server {
+	t.Helper()
 	backend := s3mem.New()
 	if err := backend.CreateBucket(bucket); err != nil {
 		t.Fatalf("fakes3: create bucket %q: %v", bucket, err)
@@ -59,11 +66,11 @@ func Start(t testing.TB, bucket string, files map[string]string) *Server {
 	s := &Server{Bucket: bucket, AccessKeyID: "AK" + randomHex(t, 9), SecretAccessKey: randomHex(t, 20)}
 	faker := gofakes3.New(backend, gofakes3.WithAutoBucket(false))
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
 	if err != nil {
 		t.Fatalf("fakes3: listen: %v", err)
 	}
-	srv := &http.Server{Handler: s.authorize(faker.Server())} //nolint:gosec // a test server on 127.0.0.1, stopped at cleanup
+	srv := &http.Server{Handler: s.authorize(faker.Server())} //nolint:gosec // a test server on a local address, stopped at cleanup
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(func() { _ = srv.Close() })
 	s.Endpoint = "http://" + ln.Addr().String()

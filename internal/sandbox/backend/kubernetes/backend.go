@@ -54,8 +54,12 @@ func (b *Backend) Exists(ctx context.Context) (bool, error) {
 }
 
 // Endpoints returns, for each exposed port, the in-cluster address of the
-// workspace's Service: its cluster DNS name and the port.
+// workspace's Service: its cluster DNS name and the port. A workspace
+// without exposed ports has no Service and no endpoints.
 func (b *Backend) Endpoints(ctx context.Context, ports []int) ([]sandbox.ExposedPortEndpoint, error) {
+	if len(ports) == 0 {
+		return nil, nil
+	}
 	cs, _, err := b.c.client()
 	if err != nil {
 		return nil, err

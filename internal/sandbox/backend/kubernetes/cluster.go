@@ -49,6 +49,9 @@ type Cluster struct {
 
 	helpers incontainer.HelperCache
 	execs   chan struct{}
+
+	idMu sync.Mutex
+	id   string // ClusterID, once read
 }
 
 // quietOnce silences client-go's own logging (klog), which would print
