@@ -170,9 +170,9 @@ func stateAttrs(t *testing.T, st tfState, addr string) map[string]any {
 
 // TestAccFile_readablePlan: a one-line edit of a 200-line sandbox_file
 // content plans in at most 20 lines besides the unchanged lines of
-// `content` itself, which Terraform (not OpenTofu) prints in full for any
-// multi-line string; manifest_entry, which repeats the content, is one
-// line. Under OpenTofu the whole block is at most 20 lines.
+// `content` itself, which Terraform and OpenTofu both print in full for
+// any change of a multi-line string; manifest_entry, which repeats the
+// content, is one line.
 func TestAccFile_readablePlan(t *testing.T) {
 	dir := t.TempDir()
 	var lines []string
@@ -216,9 +216,6 @@ resource "sandbox_file" "f" {
 		own = append(own, line)
 	}
 	expectPlanLines(t, own, 20, "- line 100", "+ line 100, edited", "~ manifest_entry       = (sensitive value)")
-	if os.Getenv("TF_ACC_PROVIDER_HOST") == "registry.opentofu.org" {
-		expectPlanLines(t, block, 20)
-	}
 	c.run("apply-edit.log", "apply", "-input=false", "-auto-approve", "-no-color")
 	root := readState(t, filepath.Join(dir, "terraform.tfstate")).attr(t, "sandbox_file.f", "absolute_path")
 	must(t, expectFile(root, strings.Join(lines, "\n")+"\n", 0o644))
