@@ -59,6 +59,9 @@ resource "sandbox_local_dir" "skills" {
   workspace_id = sandbox_workspace.demo.id
   path         = "skills"
   source       = "sample"
+  # Record each file's SHA-256 in state (the "files" output below); without
+  # it, plans list at most ten changed files in `changes`.
+  record_files = true
 }
 
 output "root" {

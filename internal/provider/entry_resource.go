@@ -266,6 +266,11 @@ func (r *entryResource[M, P]) Read(ctx context.Context, req resource.ReadRequest
 	}
 	e.AbsolutePath = types.StringValue(ws.AbsPath(rel))
 	_ = r.k.render(&m, nil) // inputs come from state; an error leaves it unknown
+	if t, ok := any(P(&m)).(interface {
+		recordSeen(context.Context, privateState) diag.Diagnostics
+	}); ok {
+		resp.Diagnostics.Append(t.recordSeen(ctx, resp.Private)...)
+	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"strings"
 
@@ -32,6 +31,11 @@ type gitRepoKind struct{}
 func (gitRepoKind) typeName() string           { return "git_repo" }
 func (gitRepoKind) makes() workspace.EntryKind { return workspace.KindDir }
 func (gitRepoKind) copiesTree()                {}
+
+// upgraders: version 0 recorded `files` and `file_permissions` always.
+func (gitRepoKind) upgraders() map[int64]resource.StateUpgrader {
+	return map[int64]resource.StateUpgrader{0: upgradeTree("sandbox_git_repo", "")}
+}
 
 type gitRepoModel struct {
 	entryModel
@@ -102,6 +106,7 @@ func (gitRepoKind) schema() schema.Schema {
 		"no credentials. A `url` of the form `https://<host>/<repo>.git` (what the Python SDK clones) renders as its host " +
 		"and repo; any other `url` gives null")
 	return schema.Schema{
+		Version: 1,
 		MarkdownDescription: "A checkout of a Git repository in a workspace; follows the Python SDK's `GitRepo` entry, except that " +
 			"fetching happens on the host (go-git: no git is needed on the host or in the image). The commit is fetched into " +
 			"a temporary host directory (depth 1 where the server allows, else a full fetch), its tree (or `subpath`) " +
@@ -235,18 +240,6 @@ func gitErrorPath(m *gitRepoModel, err error) path.Path {
 }
 
 // treeKey is the private state key holding the tree the last apply copied
-// (a workspace.TreeSummary as JSON): plans that keep the commit plan it as
-// `files`, so drift in the workspace shows without fetching again.
+// (a workspace.TreeSummary as JSON): plans that keep the commit plan it,
+// so drift in the workspace shows without fetching again.
 const treeKey = "tree"
-
-func plannedTree(ctx context.Context, p privateGetter) *workspace.TreeSummary {
-	b, _ := p.GetKey(ctx, treeKey)
-	if len(b) == 0 {
-		return nil
-	}
-	var s workspace.TreeSummary
-	if json.Unmarshal(b, &s) != nil {
-		return nil
-	}
-	return &s
-}

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -60,10 +59,11 @@ func (gitRepoKind) plan(ctx context.Context, eng *workspace.Engine, req resource
 		priorSub, _ = sandbox.ValidateGitSubpath(prior.Repo.ValueString(), prior.subpathPtr())
 	}
 	if prior != nil && commit != "" && prior.Commit.ValueString() == commit && priorSub == subpath {
-		if t := plannedTree(ctx, req.Private); t != nil {
+		if t := getTree(ctx, req.Private, treeKey); t != nil {
 			m.setSummary(ctx, *t)
+			m.planChanges(ctx, req, *t)
 		} else {
-			m.treeModel = prior.treeModel
+			m.keepTree(&prior.treeModel)
 		}
 	} else {
 		m.unknownSummary()
@@ -90,11 +90,8 @@ func (gitRepoKind) apply(ctx context.Context, a entryApply[*gitRepoModel], diags
 		return
 	}
 	m.Commit = types.StringValue(co.Commit)
-	m.setSummary(ctx, co.Tree)
-	diags.Append(m.recordWritten(ctx, a.private)...)
-	if b, err := json.Marshal(co.Tree); err == nil {
-		diags.Append(a.private.SetKey(ctx, treeKey, b)...)
-	}
+	diags.Append(m.recordApplied(ctx, a.private, co.Tree)...)
+	diags.Append(setTree(ctx, a.private, treeKey, &co.Tree)...)
 }
 
 func (gitRepoKind) observe(ctx context.Context, ws *workspace.Workspace, m *gitRepoModel, rel string) (workspace.EntryState, error) {

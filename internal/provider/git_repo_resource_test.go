@@ -110,7 +110,7 @@ func TestAccGitRepo_refs(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				// An annotated tag, resolved to its commit at plan time.
-				Config:           env.config(gitRepoBody(url, "v1", "")),
+				Config:           env.config(gitRepoBody(url, "v1", "record_files = true")),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{commitIs(c2)}},
 				Check: resource.ComposeTestCheckFunc(
 					expectCopy(env, files2),
@@ -210,7 +210,7 @@ func TestAccGitRepo_branchMoved(t *testing.T) {
 				ImportState:       true,
 				ImportStateVerify: true,
 				ImportStateVerifyIgnore: []string{"host", "repo", "ref", "url", "subpath", "commit", "manifest_entry",
-					"credentials_wo_version"},
+					"credentials_wo_version", "changes"},
 			},
 		},
 	})

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -44,9 +45,13 @@ func (localDirKind) typeName() string           { return "local_dir" }
 func (localDirKind) makes() workspace.EntryKind { return workspace.KindDir }
 func (localDirKind) copiesTree()                {}
 
-// upgraders: version 0 named the tree digest `source_sha256`.
+// upgraders: version 0 named the tree digest `source_sha256`; versions 0
+// and 1 recorded `files` and `file_permissions` always.
 func (localDirKind) upgraders() map[int64]resource.StateUpgrader {
-	return map[int64]resource.StateUpgrader{0: renameTreeDigest("sandbox_local_dir", "source_sha256")}
+	return map[int64]resource.StateUpgrader{
+		0: upgradeTree("sandbox_local_dir", "source_sha256"),
+		1: upgradeTree("sandbox_local_dir", ""),
+	}
 }
 
 func (localDirKind) schema() schema.Schema {
@@ -67,7 +72,7 @@ func (localDirKind) schema() schema.Schema {
 	attrs["manifest_entry"] = manifestEntryAttribute("`{\"type\": \"local_dir\", ..., \"src\": <source>}`; null with " +
 		"`keep_source_permissions = true`, whose modes the Python SDK would not keep")
 	return schema.Schema{
-		Version: 1,
+		Version: 2,
 		MarkdownDescription: "A copy of a host directory in a workspace: the Python SDK's `LocalDir` entry. Files are written " +
 			"`0644` as the Python SDK writes them (`keep_source_permissions` keeps their source bits) and directories `0755`; " +
 			"sockets and FIFOs are skipped and empty directories are not recreated. Files are hashed at plan " +
@@ -83,7 +88,7 @@ func (localDirKind) schema() schema.Schema {
 
 func (localDirKind) render(m, _ *localDirModel) error { return m.setManifestEntry() }
 
-func (localDirKind) plan(ctx context.Context, eng *workspace.Engine, _ resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, m, _ *localDirModel) {
+func (localDirKind) plan(ctx context.Context, eng *workspace.Engine, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, m, _ *localDirModel) {
 	if m.Source.IsUnknown() || m.KeepSourcePermissions.IsUnknown() {
 		return
 	}
@@ -92,18 +97,54 @@ func (localDirKind) plan(ctx context.Context, eng *workspace.Engine, _ resource.
 		addEngineAttributeError(&resp.Diagnostics, path.Root("source"), "Cannot read source directory", err)
 		return
 	}
-	m.setSummary(ctx, workspace.SummarizeCopy(tree, m.copyMeta(workspace.Meta{})))
+	s := workspace.SummarizeCopy(tree, m.copyMeta(workspace.Meta{}))
+	m.setSummary(ctx, s)
+	m.planChanges(ctx, req, s)
+	resp.Diagnostics.Append(setTree(ctx, resp.Private, plannedKey, &s)...)
 }
 
 func (localDirKind) apply(ctx context.Context, a entryApply[*localDirModel], diags *diag.Diagnostics) {
 	m := a.m
-	tree, err := a.ws.SyncLocalDir(ctx, a.rel, m.Source.ValueString(), m.copyMeta(a.meta), m.summary(ctx))
+	fail := func(err error) { addEngineError(diags, "Copying "+m.Source.ValueString()+" to "+a.rel+" failed", err) }
+	planned, err := m.plannedTree(ctx, a)
 	if err != nil {
-		addEngineError(diags, "Copying "+m.Source.ValueString()+" to "+a.rel+" failed", err)
+		fail(err)
 		return
 	}
-	m.setSummary(ctx, tree)
-	diags.Append(m.recordWritten(ctx, a.private)...)
+	tree, err := a.ws.SyncLocalDir(ctx, a.rel, m.Source.ValueString(), m.copyMeta(a.meta), planned)
+	if err != nil {
+		fail(err)
+		return
+	}
+	diags.Append(m.recordApplied(ctx, a.private, tree)...)
+}
+
+// plannedTree is the tree the plan showed, with its files: from the plan
+// (record_files), from the plan's private state (an update), else (a
+// create, which gets no private state from its plan) the host tree hashed
+// again, which must still have the planned digest. Nil when the plan did
+// not know the tree: the engine hashes it.
+func (m *localDirModel) plannedTree(ctx context.Context, a entryApply[*localDirModel]) (*workspace.TreeSummary, error) {
+	if m.TreeSHA256.IsUnknown() || m.TreeSHA256.IsNull() {
+		return nil, nil
+	}
+	want := m.TreeSHA256.ValueString()
+	if s := m.summary(ctx); s != nil {
+		return s, nil
+	}
+	if s := getTree(ctx, a.private, plannedKey); s != nil && s.SHA256 == want {
+		return s, nil
+	}
+	tree, err := a.eng.ScanLocalDir(ctx, m.WorkspaceID.ValueString(), m.Source.ValueString())
+	if err != nil {
+		return nil, err
+	}
+	s := workspace.SummarizeCopy(tree, m.copyMeta(workspace.Meta{}))
+	if s.SHA256 != want {
+		return nil, fmt.Errorf("host source directory %s changed between plan and apply (tree_sha256 %s planned, %s now): %w",
+			m.Source.ValueString(), want, s.SHA256, workspace.ErrSourceChanged)
+	}
+	return &s, nil
 }
 
 func (localDirKind) observe(ctx context.Context, ws *workspace.Workspace, m *localDirModel, rel string) (workspace.EntryState, error) {

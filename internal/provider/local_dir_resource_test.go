@@ -24,8 +24,10 @@ resource "sandbox_local_dir" "d" {
   path         = "skills"
   source       = %q
   permissions  = "0750"
-  # The lifecycle test follows each file's own mode through edits.
+  # The lifecycle test follows each file's own mode through edits, and
+  # reads the per-file digests and modes from the plan.
   keep_source_permissions = true
+  record_files            = true
 }
 `, source))
 }
@@ -182,10 +184,11 @@ func TestAccLocalDir_lifecycle(t *testing.T) {
 				Check: checkTree(env, edited, modes),
 			},
 			{
-				ResourceName:            "sandbox_local_dir.d",
-				ImportState:             true,
-				ImportStateVerify:       true,
-				ImportStateVerifyIgnore: []string{"source", "keep_source_permissions", "permissions", "manifest_entry"},
+				ResourceName:      "sandbox_local_dir.d",
+				ImportState:       true,
+				ImportStateVerify: true,
+				ImportStateVerifyIgnore: []string{"source", "keep_source_permissions", "permissions", "manifest_entry",
+					"record_files", "files", "file_permissions", "changes"},
 			},
 		},
 		CheckDestroy: func(*terraform.State) error {

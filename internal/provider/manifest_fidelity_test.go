@@ -101,6 +101,7 @@ resource "sandbox_local_dir" "tree" {
   path         = "tree"
   source       = %q
   permissions  = "0750"
+  record_files = true
 }
 resource "sandbox_file" "plain" {
   workspace_id = sandbox_workspace.ws.id
