@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/config"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -19,7 +20,11 @@ var hex40 = regexp.MustCompile(`^[0-9a-f]{40}$`)
 
 // manifestGitConfig is a sandbox_manifest with one git_repo entry at
 // vendor/demo, cloned from url with the token of var.token.
-func manifestGitConfig(env *testEnv, url, ref, subpath string) string {
+func manifestGitConfig(env *testEnv, url, ref, subpath string, version ...int) string {
+	v := 1
+	if len(version) > 0 {
+		v = version[0]
+	}
 	sub := "null"
 	if subpath != "" {
 		sub = hclString(subpath)
@@ -38,9 +43,9 @@ resource "sandbox_manifest" "m" {
   } })
   git_urls               = { "vendor/demo" = %q }
   git_credentials_wo     = { "vendor/demo" = { token = var.token } }
-  credentials_wo_version = 1
+  credentials_wo_version = %d
 }
-`, ref, sub, url))
+`, ref, sub, url, v))
 }
 
 // expectManifestCopy checks that vendor/demo holds exactly want.
@@ -74,6 +79,7 @@ func TestAccManifestGitRepo(t *testing.T) {
 		return plancheck.ExpectKnownValue("sandbox_manifest.m", tfjsonpath.New("entries").AtMapKey("vendor/demo").AtMapKey("commit"), knownvalue.StringExact(c))
 	}
 	var c3 string
+	var before time.Time
 	files3 := map[string]string{}
 	resource.Test(t, resource.TestCase{
 		TerraformVersionChecks:   requireTF111,
@@ -129,6 +135,29 @@ func TestAccManifestGitRepo(t *testing.T) {
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("sandbox_manifest.m", plancheck.ResourceActionUpdate)},
 				},
 				Check: expectManifestCopy(env, files3),
+			},
+			{
+				// A new credentials_wo_version applies again with the
+				// credentials, rewriting nothing that is unchanged.
+				PreConfig: func() {
+					fi, err := os.Stat(filepath.Join(env.wsRoot(), "vendor/demo/ref/api.md"))
+					must(t, err)
+					before = fi.ModTime()
+				},
+				Config: manifestGitConfig(env, url, "main", "docs", 2), ConfigVariables: vars,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("sandbox_manifest.m", plancheck.ResourceActionUpdate)},
+				},
+				Check: resource.ComposeTestCheckFunc(expectManifestCopy(env, files3), func(*terraform.State) error {
+					fi, err := os.Stat(filepath.Join(env.wsRoot(), "vendor/demo/ref/api.md"))
+					if err != nil {
+						return err
+					}
+					if !fi.ModTime().Equal(before) {
+						return fmt.Errorf("ref/api.md was rewritten: modified %v, before %v", fi.ModTime(), before)
+					}
+					return nil
+				}),
 			},
 			{
 				Config: manifestGitConfig(env, url, "no-such-branch", ""), ConfigVariables: vars,

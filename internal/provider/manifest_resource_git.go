@@ -59,8 +59,8 @@ func manifestGitAttributes(attrs map[string]schema.Attribute) {
 	}
 	attrs["credentials_wo_version"] = schema.Int64Attribute{
 		Optional: true,
-		MarkdownDescription: "Any number; change it when the credentials change. Credentials are only used to fetch " +
-			"and mount; changing this alone applies the manifest again, copying nothing that is unchanged.",
+		MarkdownDescription: "Any number; change it when `git_credentials_wo` changes. Credentials are only used to " +
+			"fetch; changing this alone applies the manifest again, copying nothing that is unchanged.",
 	}
 }
 
