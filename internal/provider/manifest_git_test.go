@@ -209,3 +209,34 @@ resource "sandbox_manifest" "m" {
 		},
 	})
 }
+
+// TestAccManifestGitRepo_unknownURL: a git_urls value known only after
+// apply leaves the plan's entries unknown; the apply resolves and copies.
+func TestAccManifestGitRepo_unknownURL(t *testing.T) {
+	env := newTestEnv(t)
+	f := newGitFixture(t)
+	_, c2, _, files2 := demoRepo(f)
+	url := f.daemon() + "fixture/demo.git"
+	resource.Test(t, resource.TestCase{
+		TerraformVersionChecks:   requireTF111,
+		ProtoV6ProviderFactories: protoV6Factories,
+		Steps: []resource.TestStep{{
+			Config: env.config(fmt.Sprintf(`
+resource "terraform_data" "url" {
+  input = %q
+}
+resource "sandbox_manifest" "m" {
+  workspace_id  = sandbox_workspace.ws.id
+  manifest_json = jsonencode({ entries = { "vendor/demo" = { type = "git_repo", repo = "fixture/demo", ref = "v1" } } })
+  git_urls      = { "vendor/demo" = terraform_data.url.output }
+}`, url)),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectUnknownValue("sandbox_manifest.m", tfjsonpath.New("entries")),
+			}},
+			Check: resource.ComposeTestCheckFunc(
+				expectManifestCopy(env, files2),
+				resource.TestCheckResourceAttr("sandbox_manifest.m", "entries.vendor/demo.commit", c2),
+			),
+		}},
+	})
+}

@@ -125,13 +125,13 @@ func (r *manifestResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	}
 	var m manifestResourceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() || m.ManifestJSON.IsUnknown() || m.GitURLs.IsUnknown() {
+	if resp.Diagnostics.HasError() || m.ManifestJSON.IsUnknown() || !fullyKnown(m.GitURLs) {
 		return
 	}
 	var cfg manifestResourceModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
-	if resp.Diagnostics.HasError() {
-		return
+	if resp.Diagnostics.HasError() || !fullyKnown(cfg.GitCredentialsWO) {
+		return // planned again at apply, when every value is known
 	}
 	plan, expected, in, diags := r.planned(ctx, &m, &cfg, req.Private)
 	if resp.Diagnostics.Append(diags...); diags.HasError() {

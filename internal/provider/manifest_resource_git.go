@@ -209,3 +209,24 @@ func keepCommits(ctx context.Context, m *manifestResourceModel, observed workspa
 		}
 	}
 }
+
+// fullyKnown reports whether a map and every value in it, nested object
+// attributes included, are known.
+func fullyKnown(m types.Map) bool {
+	if m.IsUnknown() {
+		return false
+	}
+	for _, v := range m.Elements() {
+		if v.IsUnknown() {
+			return false
+		}
+		if o, ok := v.(types.Object); ok {
+			for _, a := range o.Attributes() {
+				if a.IsUnknown() {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
