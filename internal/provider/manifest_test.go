@@ -268,6 +268,8 @@ func TestAccManifestPlanErrors(t *testing.T) {
 			step(`{"entries": {"repo": {"type": "git_repo", "repo": "o/r", "ref": "main", "subpath": "../up"}}}`,
 				"git repo subpath must be a relative path inside the repository: ../up"),
 			step(`{"entries": {"m": {"type": "s3_mount", "bucket": "b"}}}`, "entries.mount_strategy: Field required"),
+			step(`{"entries": {"m": {"type": "s3_mount", "bucket": "b", "mount_strategy": {"type": "in_container", "pattern": {"type": "rclone"}}}}}`,
+				"declare it with the resource sandbox_s3_mount"),
 			step(`{"version": 2}`, "version: Input should be 1"),
 			step(`{"environment": {"value": {"A": "1"}}, "entries": {"f": {"type": "file", "content": ""}}}`,
 				"sets environment (1 variables), which belongs to the workspace: set it with sandbox_workspace.environment"),

@@ -23,8 +23,9 @@ type UnsupportedEntryError struct {
 
 // Error names the entry, its type and the types that are applied.
 func (e *UnsupportedEntryError) Error() string {
-	return fmt.Sprintf("entry %q has type `%s`, which sandbox_manifest does not apply yet: declare it with its own "+
-		"resource until it is supported. sandbox_manifest applies: %s", e.Path, e.Type, strings.Join(ManifestEntryTypes, ", "))
+	return fmt.Sprintf("entry %q has type `%s`, which sandbox_manifest does not apply yet: declare it with the "+
+		"resource sandbox_%s (its credentials are write-only attributes there). sandbox_manifest applies: %s",
+		e.Path, e.Type, e.Type, strings.Join(ManifestEntryTypes, ", "))
 }
 
 // PlannedEntry is one manifest entry, at its validated workspace-relative
