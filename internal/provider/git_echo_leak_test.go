@@ -40,7 +40,8 @@ func echoAuthServer(t *testing.T) (string, func() []string) {
 	}
 }
 
-// TestAccGitRepo_echoedCredentialsRedacted applies Git checkouts against a
+// TestAccGitRepo_echoedCredentialsRedacted applies Git checkouts (two
+// sandbox_git_repo and a sandbox_manifest git_repo entry) against a
 // server that echoes the credentials back in every encoding: the apply
 // fails, and neither the raw credentials nor their base64, URL-encoded or
 // bearer forms appear in the CLI's output, its TF_LOG=trace logs or the
@@ -53,6 +54,7 @@ func TestAccGitRepo_echoedCredentialsRedacted(t *testing.T) {
 	const user = "agent-user"
 	token := leakSecret(t, "git-token") + "/+&="
 	password := leakSecret(t, "git-password") + " ?#%"
+	manifestToken := leakSecret(t, "manifest-git-token") + "/+&="
 	dir := t.TempDir()
 	cfg := fmt.Sprintf(`
 terraform {
@@ -72,6 +74,12 @@ variable "token" {
 }
 
 variable "password" {
+  type      = string
+  sensitive = true
+  ephemeral = true
+}
+
+variable "manifest_token" {
   type      = string
   sensitive = true
   ephemeral = true
@@ -101,12 +109,20 @@ resource "sandbox_git_repo" "basic" {
   password_wo            = var.password
   credentials_wo_version = 1
 }
-`, filepath.Join(dir, "base"), base, base, user)
+
+resource "sandbox_manifest" "m" {
+  workspace_id           = sandbox_workspace.ws.id
+  manifest_json          = jsonencode({ entries = { c = { type = "git_repo", repo = "team/c", ref = "main" } } })
+  git_urls               = { c = "%steam/c.git" }
+  git_credentials_wo     = { c = { token = var.manifest_token } }
+  credentials_wo_version = 1
+}
+`, filepath.Join(dir, "base"), base, base, user, base)
 	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	cli := newCLIRun(t, dir)
-	cli.env = append(cli.env, "TF_VAR_token="+token, "TF_VAR_password="+password)
+	cli.env = append(cli.env, "TF_VAR_token="+token, "TF_VAR_password="+password, "TF_VAR_manifest_token="+manifestToken)
 	// The workspace first, so that there is a state to search.
 	cli.run("target.log", "apply", "-auto-approve", "-input=false", "-no-color", "-target=sandbox_workspace.ws")
 	cli.out.Reset()
@@ -127,16 +143,17 @@ resource "sandbox_git_repo" "basic" {
 	for _, h := range seen() {
 		headers += h + "\n"
 	}
-	for _, pair := range []string{"x-access-token:" + token, user + ":" + password} {
+	for _, pair := range []string{"x-access-token:" + token, user + ":" + password, "x-access-token:" + manifestToken} {
 		if !strings.Contains(headers, base64.StdEncoding.EncodeToString([]byte(pair))) {
 			t.Fatalf("positive control: the server never received the basic credentials %q", pair)
 		}
 	}
 	var forms []string
-	for _, s := range []string{token, password} {
+	for _, s := range []string{token, password, manifestToken} {
 		forms = append(forms, s, url.QueryEscape(s), url.PathEscape(s), base64.StdEncoding.EncodeToString([]byte(s)), "Bearer "+s)
 	}
 	forms = append(forms, base64.StdEncoding.EncodeToString([]byte("x-access-token:"+token)),
+		base64.StdEncoding.EncodeToString([]byte("x-access-token:"+manifestToken)),
 		base64.StdEncoding.EncodeToString([]byte(user+":"+password)))
 	places := map[string]string{"CLI output": out}
 	for _, f := range []string{"apply.log", "terraform.tfstate"} {

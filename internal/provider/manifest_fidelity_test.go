@@ -41,18 +41,23 @@ const (
 )
 
 // fidelitySources writes the host sources: a binary file and a tree whose
-// files have varied modes.
-func fidelitySources(e *testEnv) {
+// files have varied modes; and serves a Git repository with an executable
+// and a nested directory. It returns the repository's clone URL.
+func fidelitySources(e *testEnv) string {
 	e.writeSource("blob.bin", string(fidelityBlob), 0o600)
 	e.writeSource("tree/run.sh", "#!/bin/sh\necho hi\n", 0o755)
 	e.writeSource("tree/secret.txt", "s3cret\n", 0o600)
 	e.writeSource("tree/sub/conf.ini", "[x]\n", 0o640)
+	f := newGitFixture(e.t)
+	f.create("fixture/tools")
+	f.commit("fixture/tools", map[string]string{"README.md": fidelityReadme, "bin/tool": "+x:#!/bin/sh\n", "lib/deep/x.txt": "x\n"})
+	return f.daemon() + "fixture/tools.git"
 }
 
 // fidelityManifest is the manifest, written as the Python SDK's JSON: a dir
 // with a group and children (one nested two levels below it), a dir three
-// levels deep, a binary local_file, a local_dir and an empty file with the
-// default permissions.
+// levels deep, a binary local_file, a local_dir, an empty file with the
+// default permissions and a git_repo below an implicit parent.
 func fidelityManifest(src string) string {
 	return fmt.Sprintf(`{"entries": {
   "docs": {"type": "dir", "group": {"name": "1"}, "permissions": {"owner": 7, "group": 5, "other": 0}, "children": {
@@ -61,12 +66,13 @@ func fidelityManifest(src string) string {
   "deep/x/y/z": {"type": "dir", "permissions": {"owner": 7, "group": 0, "other": 0}},
   "bin/blob.bin": {"type": "local_file", "src": %q, "permissions": {"owner": 6, "group": 0, "other": 0}},
   "tree": {"type": "local_dir", "src": %q, "permissions": {"owner": 7, "group": 5, "other": 0}},
-  "plain.txt": {"type": "file", "content": ""}}}`,
+  "plain.txt": {"type": "file", "content": ""},
+  "vendor/tools": {"type": "git_repo", "repo": "fixture/tools", "ref": "main", "permissions": {"owner": 7, "group": 5, "other": 0}}}}`,
 		fidelityReadme, fidelityIntro, filepath.Join(src, "blob.bin"), filepath.Join(src, "tree"))
 }
 
 // fidelityResources declares the same tree with the individual resources.
-func fidelityResources(src string) string {
+func fidelityResources(src, gitURL string) string {
 	return fmt.Sprintf(`
 resource "sandbox_dir" "docs" {
   workspace_id = sandbox_workspace.ws.id
@@ -108,7 +114,15 @@ resource "sandbox_file" "plain" {
   path         = "plain.txt"
   content      = ""
 }
-`, fidelityReadme, fidelityIntro, base64.StdEncoding.EncodeToString(fidelityBlob), filepath.Join(src, "tree"))
+resource "sandbox_git_repo" "tools" {
+  workspace_id = sandbox_workspace.ws.id
+  path         = "vendor/tools"
+  repo         = "fixture/tools"
+  url          = %q
+  ref          = "main"
+  permissions  = "0750"
+}
+`, fidelityReadme, fidelityIntro, base64.StdEncoding.EncodeToString(fidelityBlob), filepath.Join(src, "tree"), gitURL)
 }
 
 // fidelityWant is the tree the Python SDK's Unix-local sandbox makes of
@@ -116,8 +130,10 @@ resource "sandbox_file" "plain" {
 // permissions (chmod) and group (chgrp); parents created on the way
 // (bin, deep, deep/x, deep/x/y, docs/guide) are mkdir -p's 0755; the
 // files a local_dir copies are new files, 0644, whatever their source
-// mode, and its subdirectories 0755. One line per path: path, mode, gid,
-// and the SHA-256 of files.
+// mode, and its subdirectories 0755; a git_repo checkout (git clone) has
+// the modes Git records, 0755 for executables, else 0644, and 0755
+// directories. One line per path: path, mode, gid, and the SHA-256 of
+// files.
 func fidelityWant() string {
 	sum := func(b string) string { return fmt.Sprintf("%x", sha256.Sum256([]byte(b))) }
 	return strings.Join([]string{
@@ -137,12 +153,20 @@ func fidelityWant() string {
 		"./tree/secret.txt -rw-r--r-- 0 " + sum("s3cret\n"),
 		"./tree/sub drwxr-xr-x 0",
 		"./tree/sub/conf.ini -rw-r--r-- 0 " + sum("[x]\n"),
+		"./vendor drwxr-xr-x 0",
+		"./vendor/tools drwxr-x--- 0",
+		"./vendor/tools/README.md -rw-r--r-- 0 " + sum(fidelityReadme),
+		"./vendor/tools/bin drwxr-xr-x 0",
+		"./vendor/tools/bin/tool -rwxr-xr-x 0 " + sum("#!/bin/sh\n"),
+		"./vendor/tools/lib drwxr-xr-x 0",
+		"./vendor/tools/lib/deep drwxr-xr-x 0",
+		"./vendor/tools/lib/deep/x.txt -rw-r--r-- 0 " + sum("x\n"),
 	}, "\n")
 }
 
 // fidelityConfig is the whole configuration; wsBlock is the body of both
-// workspaces.
-func fidelityConfig(e *testEnv, wsBlock string) string {
+// workspaces, gitURL the clone URL of the git_repo entry.
+func fidelityConfig(e *testEnv, wsBlock, gitURL string) string {
 	return fmt.Sprintf(`
 provider "sandbox" {
   local_base_dir    = %q
@@ -157,8 +181,9 @@ resource "sandbox_workspace" "ws2" {
 resource "sandbox_manifest" "m" {
   workspace_id  = sandbox_workspace.ws2.id
   manifest_json = %s
+  git_urls      = { "vendor/tools" = %q }
 }
-%s`, e.base, e.src, wsBlock, wsBlock, hclString(fidelityManifest(e.src)), fidelityResources(e.src))
+%s`, e.base, e.src, wsBlock, wsBlock, hclString(fidelityManifest(e.src)), gitURL, fidelityResources(e.src, gitURL))
 }
 
 // listFidelityTree lists a host directory in fidelityWant's form.
@@ -210,9 +235,9 @@ func checkFidelity(list func(s *terraform.State, ws string) (string, error)) res
 	}
 }
 
-func fidelitySteps(e *testEnv, wsBlock string, list func(s *terraform.State, ws string) (string, error)) []resource.TestStep {
+func fidelitySteps(e *testEnv, wsBlock, gitURL string, list func(s *terraform.State, ws string) (string, error)) []resource.TestStep {
 	return []resource.TestStep{{
-		Config: fidelityConfig(e, wsBlock),
+		Config: fidelityConfig(e, wsBlock, gitURL),
 		ConfigPlanChecks: resource.ConfigPlanChecks{
 			PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectKnownValue("sandbox_local_dir.tree", tfjsonpath.New("file_permissions"), knownvalue.MapExact(map[string]knownvalue.Check{
@@ -227,11 +252,11 @@ func fidelitySteps(e *testEnv, wsBlock string, list func(s *terraform.State, ws 
 
 func TestAccManifestFidelity(t *testing.T) {
 	env := newTestEnv(t)
-	fidelitySources(env)
+	gitURL := fidelitySources(env)
 	resource.Test(t, resource.TestCase{
 		TerraformVersionChecks:   requireTF111,
 		ProtoV6ProviderFactories: protoV6Factories,
-		Steps: fidelitySteps(env, "local {}", func(s *terraform.State, ws string) (string, error) {
+		Steps: fidelitySteps(env, "local {}", gitURL, func(s *terraform.State, ws string) (string, error) {
 			root, err := rootOf(s, ws)
 			if err != nil {
 				return "", err
@@ -243,13 +268,13 @@ func TestAccManifestFidelity(t *testing.T) {
 
 func TestAccDockerManifestFidelity(t *testing.T) {
 	env := newDockerEnv(t)
-	fidelitySources(env.testEnv)
+	gitURL := fidelitySources(env.testEnv)
 	block := fmt.Sprintf("docker {\n    image       = %q\n    pull_policy = \"never\"\n  }", dockertest.Image)
 	resource.Test(t, resource.TestCase{
 		TerraformVersionChecks:   requireTF111,
 		ProtoV6ProviderFactories: protoV6Factories,
 		CheckDestroy:             env.checkGone,
-		Steps: fidelitySteps(env.testEnv, block, func(s *terraform.State, ws string) (string, error) {
+		Steps: fidelitySteps(env.testEnv, block, gitURL, func(s *terraform.State, ws string) (string, error) {
 			id := s.RootModule().Resources[ws].Primary.Attributes["container_id"]
 			env.seen[id] = true
 			return sh(id, listContainer)

@@ -35,13 +35,18 @@ func (r *manifestResource) Metadata(_ context.Context, req resource.MetadataRequ
 }
 
 func (r *manifestResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	resp.Schema = schema.Schema{
+	resp.Schema = manifestResourceSchema()
+	manifestGitAttributes(resp.Schema.Attributes)
+}
+
+func manifestResourceSchema() schema.Schema {
+	return schema.Schema{
 		MarkdownDescription: "Applies a manifest written as the Python SDK's JSON (what the Python SDK's `Manifest.model_dump_json()` " +
 			"writes, or `data.sandbox_manifest.json`) to a workspace: its `dir` (nested children included), `file`, " +
-			"`local_file` and `local_dir` entries, each followed by the Python SDK's chgrp and chmod, in the Python SDK's walk order. " +
-			"`git_repo` and mount entries are refused at plan time: they need their own resources until supported here. " +
-			"The manifest's `root`, `environment`, `users`, `groups` and `extra_path_grants` are not applied (a plan-time " +
-			"warning says so): the workspace decides its root and accounts. Relative `src` values resolve against " +
+			"`local_file`, `local_dir` and `git_repo` entries, each followed by the Python SDK's chgrp and chmod, in the Python SDK's walk order. " +
+			"A `git_repo` is fetched on the host as `sandbox_git_repo` does, its commit resolved at plan time; mount entries are refused at plan time: they need their own resources until supported here. " +
+			"A manifest's `environment`, `users`, `groups` and `extra_path_grants` fail the plan, naming the `sandbox_workspace` " +
+			"attribute that takes them; a `root` is a warning. [Workspace parts](#workspace-parts). Relative `src` values resolve against " +
 			"Terraform's working directory, confined as `sandbox_file.source`. Drift in any entry (content, mode, group, a " +
 			"deleted entry, a file added to a `local_dir` copy) shows in the next plan as an update that restores it. " +
 			"Destroy removes only what the manifest wrote. Import is not supported: the manifest is configuration, which " +
@@ -62,25 +67,28 @@ func (r *manifestResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 				Required: true,
 				MarkdownDescription: "The manifest as the Python SDK's JSON, e.g. `file(\"manifest.json\")`, validated at plan " +
 					"time with the Python SDK's messages (`Field required`, `manifest path must not escape root: <rel>`, ...). Only " +
-					"`dir`, `file`, `local_file` and `local_dir` entries; at most 4 MiB and 5,000 entries. [Validation](#validation).",
+					"`dir`, `file`, `local_file`, `local_dir` and `git_repo` entries; at most 4 MiB and 5,000 entries. [Validation](#validation).",
 				Validators: []validator.String{manifestJSONValidator{}},
 			},
 			"entries": schema.MapNestedAttribute{
 				Computed: true,
 				MarkdownDescription: "Per entry path (nested children under their joined path): `type`, `sha256` (content or tree " +
-					"digest; null for directories), `permissions` (four octal digits) and `group`. Known at plan time and refreshed " +
-					"from the workspace, so drift shows. [Digests](#digests-and-drift).",
+					"digest; null for directories), `permissions` (four octal digits), `group` and, for `git_repo`, `commit`. Known at " +
+					"plan time (a checkout's digest once its commit was fetched) and refreshed from the workspace, so drift shows. " +
+					"[Digests](#digests-and-drift).",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"type":        schema.StringAttribute{Computed: true, MarkdownDescription: "The entry's Python SDK type."},
 					"sha256":      schema.StringAttribute{Computed: true, MarkdownDescription: "Content or tree digest; null for directories."},
 					"permissions": schema.StringAttribute{Computed: true, MarkdownDescription: "Mode, e.g. `0755`; null when the entry is missing."},
 					"group":       schema.StringAttribute{Computed: true, MarkdownDescription: "Group name, when the entry sets one."},
+					"commit":      schema.StringAttribute{Computed: true, MarkdownDescription: "A `git_repo`'s 40-hex commit, resolved at plan time; null for other types."},
 				}},
 			},
 			"files": schema.MapAttribute{
 				Computed: true, ElementType: types.StringType,
 				MarkdownDescription: "Every file the manifest writes (`file` and `local_file` entries and the files of " +
-					"`local_dir` copies), workspace-relative path to hex SHA-256.",
+					"`local_dir` copies and `git_repo` checkouts), workspace-relative path to hex SHA-256. Unknown in a plan " +
+					"that fetches a new `git_repo` commit.",
 			},
 		},
 	}
@@ -90,17 +98,25 @@ func (r *manifestResource) Configure(_ context.Context, req resource.ConfigureRe
 	r.eng = engineFrom(req.ProviderData, &resp.Diagnostics)
 }
 
-// planned reads the host sources and returns the plan and its result.
-func (r *manifestResource) planned(ctx context.Context, manifestJSON string) (*workspace.ManifestPlan, workspace.ManifestResult, error) {
-	man, _, err := parseManifest(manifestJSON)
+// planned reads the host sources, resolves the git_repo refs and returns
+// the plan, its result and the inputs it was planned with.
+func (r *manifestResource) planned(ctx context.Context, m, cfg *manifestResourceModel, private privateGetter) (*workspace.ManifestPlan, workspace.ManifestResult, workspace.ManifestInputs, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	man, _, err := parseManifest(m.ManifestJSON.ValueString())
 	if err != nil {
-		return nil, workspace.ManifestResult{}, err
+		addEngineAttributeError(&diags, path.Root("manifest_json"), "Cannot plan the manifest", err)
+		return nil, workspace.ManifestResult{}, workspace.ManifestInputs{}, diags
 	}
-	plan, err := r.eng.PlanManifest(ctx, man)
+	in, d := manifestInputs(ctx, man, m, cfg, private)
+	if diags.Append(d...); diags.HasError() {
+		return nil, workspace.ManifestResult{}, in, diags
+	}
+	plan, err := r.eng.PlanManifestFrom(maskManifestSecrets(ctx, in), man, in)
 	if err != nil {
-		return nil, workspace.ManifestResult{}, err
+		addEngineAttributeError(&diags, manifestErrorPath(ctx, err, in, m), "Cannot plan the manifest", err)
+		return nil, workspace.ManifestResult{}, in, diags
 	}
-	return plan, plan.Expected(), nil
+	return plan, plan.Expected(), in, diags
 }
 
 func (r *manifestResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
@@ -109,14 +125,19 @@ func (r *manifestResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	}
 	var m manifestResourceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() || m.ManifestJSON.IsUnknown() {
+	if resp.Diagnostics.HasError() || m.ManifestJSON.IsUnknown() || !fullyKnown(m.GitURLs) {
 		return
 	}
-	plan, expected, err := r.planned(ctx, m.ManifestJSON.ValueString())
-	if err != nil {
-		addEngineAttributeError(&resp.Diagnostics, path.Root("manifest_json"), "Cannot plan the manifest", err)
+	var cfg manifestResourceModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() || !fullyKnown(cfg.GitCredentialsWO) {
+		return // planned again at apply, when every value is known
+	}
+	plan, expected, in, diags := r.planned(ctx, &m, &cfg, req.Private)
+	if resp.Diagnostics.Append(diags...); diags.HasError() {
 		return
 	}
+	ctx = maskManifestSecrets(ctx, in)
 	resp.Diagnostics.Append(m.setResult(expected)...)
 	if r.changes(ctx, req, &m) {
 		ws, err := r.eng.Open(ctx, m.WorkspaceID.ValueString())
@@ -148,44 +169,49 @@ func (r *manifestResource) changes(ctx context.Context, req resource.ModifyPlanR
 	return !prior.WorkspaceID.Equal(m.WorkspaceID) || !prior.Entries.Equal(m.Entries) || !prior.Files.Equal(m.Files)
 }
 
-// apply plans again from the host, refuses host sources changed since the
-// plan, and applies.
-func (r *manifestResource) apply(ctx context.Context, m *manifestResourceModel) (*workspace.ManifestPlan, error) {
-	plan, expected, err := r.planned(ctx, m.ManifestJSON.ValueString())
-	if err != nil {
-		return nil, err
+// apply plans again from the host and the remotes, refuses host sources
+// changed and refs moved since the plan, applies, and records the
+// checkouts in private.
+func (r *manifestResource) apply(ctx context.Context, m, cfg *manifestResourceModel, private privateState, diags *diag.Diagnostics) *workspace.ManifestPlan {
+	plan, expected, in, d := r.planned(ctx, m, cfg, private)
+	if diags.Append(d...); d.HasError() {
+		return nil
 	}
-	if !m.Files.IsUnknown() && !m.Entries.IsUnknown() {
+	ctx = maskManifestSecrets(ctx, in)
+	if !m.Entries.IsUnknown() {
 		var want manifestResourceModel
 		if d := want.setResult(expected); !d.HasError() && (!want.Files.Equal(m.Files) || !want.Entries.Equal(m.Entries)) {
-			return nil, errHostChangedSincePlan
+			addEngineError(diags, "Applying the manifest failed", errHostChangedSincePlan)
+			return nil
 		}
 	}
 	ws, err := r.eng.Open(ctx, m.WorkspaceID.ValueString())
+	if err == nil {
+		_, err = ws.ApplyManifest(ctx, plan)
+	}
 	if err != nil {
-		return nil, err
+		addEngineAttributeError(diags, manifestErrorPath(ctx, err, in, m), "Applying the manifest failed", err)
+		return nil
 	}
-	if _, err := ws.ApplyManifest(ctx, plan); err != nil {
-		return nil, err
-	}
-	return plan, nil
+	diags.Append(recordGitApplied(ctx, private, plan)...)
+	return plan
 }
 
-var errHostChangedSincePlan = &planError{"a host source of the manifest changed between plan and apply; run terraform plan again"}
+var errHostChangedSincePlan = &planError{"a host source of the manifest changed, or a git_repo ref moved, between plan and apply; run terraform plan again"}
 
 type planError struct{ msg string }
 
 func (e *planError) Error() string { return e.msg }
 
 func (r *manifestResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var m manifestResourceModel
+	var m, cfg manifestResourceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	plan, err := r.apply(ctx, &m)
-	if err != nil {
-		addEngineError(&resp.Diagnostics, "Applying the manifest failed", err)
+	plan := r.apply(ctx, &m, &cfg, resp.Private, &resp.Diagnostics)
+	if plan == nil {
 		return
 	}
 	m.ID = types.StringValue(uuid.NewString())
@@ -221,20 +247,21 @@ func (r *manifestResource) Read(ctx context.Context, req resource.ReadRequest, r
 		addEngineError(&resp.Diagnostics, "Reading the manifest's entries failed", err)
 		return
 	}
+	keepCommits(ctx, &m, observed)
 	resp.Diagnostics.Append(m.setResult(observed)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
 func (r *manifestResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var m, prior manifestResourceModel
+	var m, prior, cfg manifestResourceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	plan, err := r.apply(ctx, &m)
-	if err != nil {
-		addEngineError(&resp.Diagnostics, "Applying the manifest failed", err)
+	plan := r.apply(ctx, &m, &cfg, resp.Private, &resp.Diagnostics)
+	if plan == nil {
 		return
 	}
 	expected := plan.Expected()

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -19,14 +18,18 @@ import (
 // manifestEntryResultType is the element type of sandbox_manifest.entries.
 var manifestEntryResultType = types.ObjectType{AttrTypes: map[string]attr.Type{
 	"type": types.StringType, "sha256": types.StringType, "permissions": types.StringType, "group": types.StringType,
+	"commit": types.StringType,
 }}
 
 type manifestResourceModel struct {
-	ID           types.String `tfsdk:"id"`
-	WorkspaceID  types.String `tfsdk:"workspace_id"`
-	ManifestJSON types.String `tfsdk:"manifest_json"`
-	Entries      types.Map    `tfsdk:"entries"`
-	Files        types.Map    `tfsdk:"files"`
+	ID               types.String `tfsdk:"id"`
+	WorkspaceID      types.String `tfsdk:"workspace_id"`
+	ManifestJSON     types.String `tfsdk:"manifest_json"`
+	Entries          types.Map    `tfsdk:"entries"`
+	Files            types.Map    `tfsdk:"files"`
+	GitURLs          types.Map    `tfsdk:"git_urls"`
+	GitCredentialsWO types.Map    `tfsdk:"git_credentials_wo"`
+	CredsVersion     types.Int64  `tfsdk:"credentials_wo_version"`
 }
 
 func nullIfEmpty(s string) types.String {
@@ -36,14 +39,27 @@ func nullIfEmpty(s string) types.String {
 	return types.StringValue(s)
 }
 
-// setResult stores a manifest result in the model's computed attributes.
+// setResult stores a manifest result in the model's computed attributes:
+// the digests of pending entries (git_repo checkouts not fetched yet) and
+// then the files as a whole are unknown.
 func (m *manifestResourceModel) setResult(r workspace.ManifestResult) diag.Diagnostics {
 	var diags diag.Diagnostics
+	pending := map[string]bool{}
+	for _, p := range r.Pending {
+		pending[p] = true
+	}
 	entries := make(map[string]attr.Value, len(r.Entries))
 	for p, e := range r.Entries {
+		sum, commit := nullIfEmpty(e.SHA256), nullIfEmpty(e.Commit)
+		if pending[p] {
+			sum = types.StringUnknown()
+		}
+		if e.Type == "git_repo" && e.Commit == "" {
+			commit = types.StringUnknown() // an abbreviated commit only a fetch can find
+		}
 		obj, d := types.ObjectValue(manifestEntryResultType.AttrTypes, map[string]attr.Value{
-			"type": types.StringValue(e.Type), "sha256": nullIfEmpty(e.SHA256),
-			"permissions": nullIfEmpty(e.Permissions), "group": nullIfEmpty(e.Group),
+			"type": types.StringValue(e.Type), "sha256": sum,
+			"permissions": nullIfEmpty(e.Permissions), "group": nullIfEmpty(e.Group), "commit": commit,
 		})
 		diags.Append(d...)
 		entries[p] = obj
@@ -56,6 +72,9 @@ func (m *manifestResourceModel) setResult(r workspace.ManifestResult) diag.Diagn
 	}
 	fm, d := types.MapValue(types.StringType, files)
 	diags.Append(d...)
+	if len(pending) > 0 {
+		fm = types.MapUnknown(types.StringType)
+	}
 	m.Entries, m.Files = em, fm
 	return diags
 }
@@ -88,21 +107,28 @@ func parseManifest(s string) (*manifest.Manifest, *workspace.ManifestPlan, error
 	return m, plan, nil
 }
 
-// ignoredManifestParts names the parts of a manifest sandbox_manifest does
-// not apply (they belong to sandbox_workspace).
-func ignoredManifestParts(m *manifest.Manifest) []string {
+// refusedManifestParts names the parts of a manifest that belong to the
+// workspace, which sandbox_manifest does not apply: each with the attribute
+// of sandbox_workspace that takes it. They fail the plan rather than being
+// dropped, so a manifest is never applied in part without saying so.
+func refusedManifestParts(m *manifest.Manifest) []string {
 	var out []string
-	if m.Root != manifest.DefaultRoot {
-		out = append(out, fmt.Sprintf("root %q (entries land under the workspace's own root)", m.Root))
+	if n := len(m.Environment); n > 0 {
+		out = append(out, fmt.Sprintf("the manifest sets environment (%d variables), which belongs to the workspace: set it "+
+			"with sandbox_workspace.environment and remove it from the manifest", n))
 	}
-	if len(m.Environment) > 0 {
-		out = append(out, "environment (set it on sandbox_workspace)")
+	if n := len(m.Users); n > 0 {
+		out = append(out, fmt.Sprintf("the manifest sets users (%d), which belong to the workspace: declare them with "+
+			"sandbox_workspace.users and remove them from the manifest", n))
 	}
-	if len(m.Users) > 0 || len(m.Groups) > 0 {
-		out = append(out, "users and groups (set them on sandbox_workspace)")
+	if n := len(m.Groups); n > 0 {
+		out = append(out, fmt.Sprintf("the manifest sets groups (%d), which belong to the workspace: declare them with "+
+			"sandbox_workspace.groups and remove them from the manifest", n))
 	}
-	if len(m.ExtraPathGrants) > 0 {
-		out = append(out, "extra_path_grants (host sources are confined by the provider's extra_path_grants)")
+	if n := len(m.ExtraPathGrants); n > 0 {
+		out = append(out, fmt.Sprintf("the manifest sets extra_path_grants (%d), which belong to the workspace: grant the "+
+			"paths with sandbox_workspace.extra_path_grants (host sources of entries are confined by the provider's "+
+			"extra_path_grants) and remove them from the manifest", n))
 	}
 	return out
 }
@@ -132,8 +158,12 @@ func (manifestJSONValidator) ValidateString(_ context.Context, req validator.Str
 		addEngineAttributeError(&resp.Diagnostics, req.Path, "Invalid manifest", err)
 		return
 	}
-	if parts := ignoredManifestParts(m); len(parts) > 0 {
-		resp.Diagnostics.AddAttributeWarning(req.Path, "Manifest parts not applied",
-			"sandbox_manifest applies the manifest's entries only; these parts are ignored: "+strings.Join(parts, "; ")+".")
+	for _, part := range refusedManifestParts(m) {
+		resp.Diagnostics.AddAttributeError(req.Path, "Manifest part not applied by sandbox_manifest", part+".")
+	}
+	if m.Root != manifest.DefaultRoot {
+		resp.Diagnostics.AddAttributeWarning(req.Path, "Manifest root not applied",
+			fmt.Sprintf("the manifest's root %q is not applied: entries land under the workspace's own root "+
+				"(set the root with sandbox_workspace.root).", m.Root))
 	}
 }

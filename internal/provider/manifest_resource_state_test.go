@@ -14,12 +14,20 @@ func TestManifestJSONValidator(t *testing.T) {
 	for _, tt := range []struct {
 		in, wantErr, wantWarn string
 	}{
+		// Parts that belong to the workspace fail the plan, each on its own,
+		// naming the sandbox_workspace attribute that takes it; empty ones
+		// are accepted.
 		{`{"entries": {"a": {"type": "file", "content": "x"}}}`, "", ""},
 		{`not json`, "not valid JSON", ""},
 		{`{"entries": {"a": {"type": "file"}}}`, "entries.content: Field required", ""},
 		{`{"entries": {"a": {"type": "dir", "children": {"../b": {"type": "dir"}}}}}`, "manifest path must not escape root: a/../b", ""},
-		{`{"root": "/w", "environment": {"value": {"A": "1"}}, "users": [{"name": "u"}]}`, "",
-			`root "/w" (entries land under the workspace's own root); environment (set it on sandbox_workspace); users and groups`},
+		{`{"root": "/w", "entries": {"a": {"type": "file", "content": "x"}}}`, "",
+			`the manifest's root "/w" is not applied: entries land under the workspace's own root (set the root with sandbox_workspace.root)`},
+		{`{"environment": {"value": {"A": "1", "B": "2"}}}`, "set it with sandbox_workspace.environment", ""},
+		{`{"users": [{"name": "u"}]}`, "sets users (1), which belong to the workspace: declare them with sandbox_workspace.users", ""},
+		{`{"groups": [{"name": "g", "users": []}]}`, "declare them with sandbox_workspace.groups", ""},
+		{`{"extra_path_grants": [{"path": "/data"}]}`, "grant the paths with sandbox_workspace.extra_path_grants", ""},
+		{`{"environment": {"value": {}}, "users": [], "groups": [], "extra_path_grants": []}`, "", ""},
 	} {
 		resp := &validator.StringResponse{}
 		manifestJSONValidator{}.ValidateString(context.Background(), validator.StringRequest{

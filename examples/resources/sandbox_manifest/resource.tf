@@ -2,9 +2,10 @@ resource "sandbox_workspace" "ws" {
   local {}
 }
 
-# A manifest in the Python SDK's JSON form. Any JSON the Python SDK's
-# Manifest.model_dump_json() writes is accepted; its dir, file, local_file
-# and local_dir entries are applied.
+# A manifest in the Python SDK's JSON form, as the Python SDK's
+# Manifest.model_dump_json() writes it: its dir, file, local_file, local_dir
+# and git_repo entries are applied. Environment, users, groups and
+# extra_path_grants belong to sandbox_workspace and fail the plan here.
 resource "sandbox_manifest" "agent" {
   workspace_id = sandbox_workspace.ws.id
   manifest_json = jsonencode({

@@ -3,7 +3,6 @@ package workspace
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -17,22 +16,26 @@ import (
 // is written atomically; a local_file source is copied and checked against
 // the SHA-256 taken at plan time; a local_dir source is synchronised
 // (SyncLocalDir) against the planned tree, or only created when it has no
-// src. Metadata (chgrp, then chmod) follows each entry. It returns what was
+// src; a git_repo is fetched on the host and synchronised like a local_dir
+// (SyncGitRepo), its commit and tree recorded in the plan. Metadata (chgrp,
+// then chmod) follows each entry. It returns what was
 // applied (ManifestPlan.Expected). A host source changed since the plan
 // fails the apply naming it; entries applied before stay (every write is
 // atomic).
 func (w *Workspace) ApplyManifest(ctx context.Context, p *ManifestPlan) (ManifestResult, error) {
-	for _, pe := range p.Entries {
-		if err := w.applyEntry(ctx, pe); err != nil {
-			return ManifestResult{}, fmt.Errorf("entry %q (%s): %w", pe.Path, pe.Entry.Type, err)
+	for i := range p.Entries {
+		if err := w.applyEntry(ctx, &p.Entries[i]); err != nil {
+			return ManifestResult{}, &EntryError{Path: p.Entries[i].Path, Type: p.Entries[i].Entry.Type, Err: err}
 		}
 	}
 	return p.Expected(), nil
 }
 
-func (w *Workspace) applyEntry(ctx context.Context, pe PlannedEntry) error {
+func (w *Workspace) applyEntry(ctx context.Context, pe *PlannedEntry) error {
 	meta := pe.Meta()
 	switch pe.Entry.Type {
+	case "git_repo":
+		return w.applyGit(ctx, pe)
 	case "dir":
 		return w.ApplyDir(ctx, pe.Path, meta)
 	case "file":
@@ -81,7 +84,7 @@ func (w *Workspace) ReadManifest(ctx context.Context, p *ManifestPlan) (Manifest
 		case isFile && res.Permissions != "":
 			res.SHA256 = st.SHA256
 			r.Files[pe.Path] = st.SHA256
-		case pe.Entry.Type == "local_dir" && pe.Source() != "" && res.Permissions != "":
+		case pe.CopiesTree() && res.Permissions != "":
 			ts, err := w.ReadTree(ctx, pe.Path)
 			if err != nil {
 				return ManifestResult{}, err
@@ -117,7 +120,7 @@ func (w *Workspace) RemoveManifest(ctx context.Context, entries []PlannedEntry, 
 	}
 	var dirs []string
 	for _, pe := range entries {
-		if pe.Entry.Type == "dir" || pe.Entry.Type == "local_dir" {
+		if t := pe.Entry.Type; t == "dir" || t == "local_dir" || t == "git_repo" {
 			dirs = append(dirs, pe.Path)
 		}
 	}
@@ -157,7 +160,7 @@ func (w *Workspace) RemoveManifest(ctx context.Context, entries []PlannedEntry, 
 func filesByCopy(entries []PlannedEntry, files []string) (map[string][]string, []string) {
 	var paths []string
 	for _, pe := range entries {
-		if pe.Entry.Type == "local_dir" && pe.Source() != "" {
+		if pe.CopiesTree() {
 			paths = append(paths, pe.Path)
 		}
 	}

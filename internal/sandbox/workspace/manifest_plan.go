@@ -3,6 +3,8 @@ package workspace
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -11,8 +13,7 @@ import (
 )
 
 // ManifestEntryTypes are the entry types ApplyManifest materialises, sorted.
-// git_repo and the mount types need their own resources for now.
-var ManifestEntryTypes = []string{"dir", "file", "local_dir", "local_file"}
+var ManifestEntryTypes = []string{"dir", "file", "git_repo", "local_dir", "local_file"}
 
 // UnsupportedEntryError is a manifest entry whose type the provider does not
 // apply from a manifest (yet).
@@ -22,8 +23,9 @@ type UnsupportedEntryError struct {
 
 // Error names the entry, its type and the types that are applied.
 func (e *UnsupportedEntryError) Error() string {
-	return fmt.Sprintf("entry %q has type `%s`, which sandbox_manifest does not apply yet: declare it with its own "+
-		"resource until it is supported. sandbox_manifest applies: %s", e.Path, e.Type, strings.Join(ManifestEntryTypes, ", "))
+	return fmt.Sprintf("entry %q has type `%s`, which sandbox_manifest does not apply yet: declare it with the "+
+		"resource sandbox_%s (its credentials are write-only attributes there). sandbox_manifest applies: %s",
+		e.Path, e.Type, e.Type, strings.Join(ManifestEntryTypes, ", "))
 }
 
 // PlannedEntry is one manifest entry, at its validated workspace-relative
@@ -34,14 +36,28 @@ type PlannedEntry struct {
 	// SHA256 is the content digest of a file or local_file, or the tree
 	// digest of a local_dir with a src; "" for the others.
 	SHA256 string
-	// Tree is the host tree of a local_dir with a src (nil otherwise).
+	// Tree is the host tree of a local_dir with a src, or the checkout of a
+	// git_repo once known (nil otherwise).
 	Tree *TreeSummary
+	// Git is a git_repo entry's remote, ref and planned commit (nil for
+	// other types and before PlanManifestFrom).
+	Git *GitRepo
 }
+
+// CopiesTree reports whether the entry makes a directory holding exactly
+// a copied tree: a local_dir with a src, or a git_repo.
+func (p PlannedEntry) CopiesTree() bool {
+	return p.Entry.Type == "git_repo" || (p.Entry.Type == "local_dir" && p.Source() != "")
+}
+
+// Pending reports whether the entry's tree is known only after the apply
+// fetches it (a git_repo whose commit or subpath changed).
+func (p PlannedEntry) Pending() bool { return p.Entry.Type == "git_repo" && p.Tree == nil }
 
 // Meta returns the metadata the Python SDK applies after materialising the
 // entry: chgrp to its group (when set), then chmod to its permission bits;
 // the files a local_dir copies are written SDKCopiedFilePerm, as the Python
-// SDK writes them.
+// SDK writes them; a git_repo's files keep the modes Git records.
 func (p PlannedEntry) Meta() Meta {
 	m := Meta{Perm: p.Entry.Permissions.Perm()}
 	if p.Entry.Type == "local_dir" {
@@ -81,7 +97,7 @@ func CheckManifest(m *manifest.Manifest) (*ManifestPlan, error) {
 	}
 	plan := &ManifestPlan{}
 	seen := map[string]bool{}
-	var copies []string
+	copies := map[string]string{} // path → type of the entries that copy a tree
 	for _, ep := range list {
 		t := ep.Entry.Type
 		if !contains(ManifestEntryTypes, t) {
@@ -95,8 +111,13 @@ func CheckManifest(m *manifest.Manifest) (*ManifestPlan, error) {
 			return nil, fmt.Errorf("entry %q has permissions owner=%d group=%d other=%d: each must be 0 to 7 (the Python SDK shifts "+
 				"larger values into setuid/setgid/sticky and file-type bits, which this provider never sets)", ep.Path, p.Owner, p.Group, p.Other)
 		}
-		if _, ok := ep.Entry.StringField("src"); ok && t == "local_dir" {
-			copies = append(copies, ep.Path)
+		if _, ok := ep.Entry.StringField("src"); (ok && t == "local_dir") || t == "git_repo" {
+			copies[ep.Path] = t
+		}
+		if t == "git_repo" {
+			if err := checkGitEntry(ep.Path, ep.Entry); err != nil {
+				return nil, err
+			}
 		}
 		plan.Entries = append(plan.Entries, PlannedEntry{Path: ep.Path, Entry: ep.Entry})
 	}
@@ -106,11 +127,11 @@ func CheckManifest(m *manifest.Manifest) (*ManifestPlan, error) {
 	if err := checkFileKeys(m.Entries); err != nil {
 		return nil, err
 	}
-	for _, c := range copies {
+	for _, c := range slices.Sorted(maps.Keys(copies)) {
 		for _, pe := range plan.Entries {
 			if pe.Path != c && (c == "." || strings.HasPrefix(pe.Path, c+"/")) {
-				return nil, fmt.Errorf("entry %q lies inside local_dir entry %q, whose copy holds exactly its source's files; "+
-					"put it in the source directory or elsewhere", pe.Path, c)
+				return nil, fmt.Errorf("entry %q lies inside %s entry %q, whose copy holds exactly its source's files; "+
+					"put it in the source or elsewhere", pe.Path, copies[c], c)
 			}
 		}
 	}
@@ -124,6 +145,14 @@ func CheckManifest(m *manifest.Manifest) (*ManifestPlan, error) {
 // working directory and extra_path_grants (HostSources). The manifest's own
 // extra_path_grants do not widen what may be read.
 func (e *Engine) PlanManifest(ctx context.Context, m *manifest.Manifest) (*ManifestPlan, error) {
+	return e.PlanManifestFrom(ctx, m, ManifestInputs{})
+}
+
+// PlanManifestFrom is PlanManifest with the inputs git_repo entries need:
+// each one's ref is resolved against its remote (no fetch), so its commit is
+// known at plan time; its tree is known when in.GitApplied holds the
+// checkout of the same commit, else after the apply (PlannedEntry.Pending).
+func (e *Engine) PlanManifestFrom(ctx context.Context, m *manifest.Manifest, in ManifestInputs) (*ManifestPlan, error) {
 	plan, err := CheckManifest(m)
 	if err != nil {
 		return nil, err
@@ -141,6 +170,10 @@ func (e *Engine) PlanManifest(ctx context.Context, m *manifest.Manifest) (*Manif
 				return nil, fmt.Errorf("entry %q: %w", pe.Path, err)
 			}
 			pe.SHA256 = d.SHA256
+		case "git_repo":
+			if err := e.gitPlan(ctx, pe, in); err != nil {
+				return nil, &EntryError{Path: pe.Path, Err: err}
+			}
 		case "local_dir":
 			if pe.Source() == "" {
 				continue
@@ -167,14 +200,20 @@ type EntryResult struct {
 	Permissions string
 	// Group is the group name when the entry sets one.
 	Group string
+	// Commit is a git_repo entry's 40-hex commit ("" for other types, and
+	// while unknown).
+	Commit string
 }
 
 // ManifestResult is a manifest's footprint: Entries by path and Files, the
 // workspace-relative path and SHA-256 of every file it writes (file and
-// local_file entries and the files of local_dir copies).
+// local_file entries and the files of local_dir copies and git_repo
+// checkouts). Pending lists the entries whose tree is known only after the
+// apply: their SHA256, and Files as a whole, are unknown until then.
 type ManifestResult struct {
 	Entries map[string]EntryResult
 	Files   map[string]string
+	Pending []string
 }
 
 // Expected returns the result applying the plan will produce.
@@ -184,6 +223,12 @@ func (p *ManifestPlan) Expected() ManifestResult {
 		res := EntryResult{Type: pe.Entry.Type, SHA256: pe.SHA256, Permissions: pe.Entry.Permissions.ChmodArg()}
 		if pe.Entry.Group != nil {
 			res.Group = pe.Entry.Group.Name
+		}
+		if pe.Git != nil {
+			res.Commit = pe.Git.Commit
+		}
+		if pe.Pending() {
+			r.Pending = append(r.Pending, pe.Path)
 		}
 		r.Entries[pe.Path] = res
 		switch {
