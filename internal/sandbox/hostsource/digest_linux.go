@@ -28,7 +28,10 @@ func digestOpened(ctx context.Context, f *os.File, start int64) (sandbox.FileDig
 			return d, nil
 		}
 	}
-	d, err := sandbox.DigestReaderContext(ctx, f)
+	prog := sandbox.StartProgress(ctx, "hash", f.Name(), 1, key.Size)
+	d, err := sandbox.DigestReaderContext(ctx, prog.Reader(f))
+	prog.Add(1, 0)
+	prog.Finish(false)
 	if err != nil || d.Size != key.Size {
 		return d, err
 	}

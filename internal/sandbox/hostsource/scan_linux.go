@@ -74,9 +74,13 @@ func (p Policy) walkTree(parent context.Context, t *hostTarget, hashing bool, wo
 
 	ctx, cancel := context.WithCancelCause(parent)
 	defer cancel(nil)
-	var digests *digestcache.Set
+	var (
+		digests *digestcache.Set
+		prog    *sandbox.Progress
+	)
 	if hashing {
 		digests = digestcache.Open(t.abs)
+		prog = sandbox.StartProgress(parent, "hash", t.abs, 0, 0)
 	}
 	n := p.workers()
 	jobs := make(chan scanJob, n)
@@ -88,10 +92,12 @@ func (p Policy) walkTree(parent context.Context, t *hostTarget, hashing bool, wo
 			defer wg.Done()
 			for j := range jobs {
 				if j.f == nil {
+					prog.Add(1, 0)
 					results <- sandbox.TreeFile{Rel: j.rel, Size: j.st.Size, SHA256: j.sum, Perm: j.perm}
 					continue
 				}
 				sum, size, err := work(ctx, j.rel, j.perm, j.f)
+				prog.Add(1, size)
 				if err == nil && size == j.st.Size {
 					digests.Store(j.rel, j.st, j.start, sum)
 				}
@@ -130,6 +136,7 @@ func (p Policy) walkTree(parent context.Context, t *hostTarget, hashing bool, wo
 	}
 
 	_ = digests.Save() // a cache that cannot be written only costs speed
+	prog.Finish(false)
 	slices.SortFunc(files, func(a, b sandbox.TreeFile) int { return strings.Compare(a.Rel, b.Rel) })
 	td := sandbox.TreeDigest{Root: t.abs, Files: files, SHA256: sandbox.TreeSHA256(files)}
 	for _, f := range files {
