@@ -26,6 +26,7 @@ func main() {
 	flag.Parse()
 
 	limitFrameworkLogs()
+	limitMemory()
 	stopProfile := startProfile()
 	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
 		Address: provider.Address,

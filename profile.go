@@ -4,8 +4,22 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"runtime/pprof"
 )
+
+// softMemoryLimit is the heap size (64 MiB) past which the garbage collector
+// works harder, unless GOMEMLIMIT says otherwise: a plan of a 10,000-file
+// tree holds several copies of its maps at once, and the default pacing lets
+// the heap grow to twice what is live.
+const softMemoryLimit = 64 << 20
+
+// limitMemory sets the soft memory limit.
+func limitMemory() {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(softMemoryLimit)
+	}
+}
 
 // startProfile writes a CPU profile of this process to
 // $SANDBOX_CPU_PROFILE_DIR/cpu-<pid>.pprof when that variable names a
