@@ -25,10 +25,14 @@ func main() {
 	flag.BoolVar(&debug, "debug", false, "run the provider with support for debuggers such as delve; prints TF_REATTACH_PROVIDERS to use")
 	flag.Parse()
 
+	limitFrameworkLogs()
+	limitMemory()
+	stopProfile := startProfile()
 	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
 		Address: provider.Address,
 		Debug:   debug,
 	})
+	stopProfile()
 	if err != nil {
 		log.Fatal(err.Error())
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 )
@@ -71,13 +72,17 @@ func (p Policy) Resolve(src string) (string, error) {
 // Python SDK's reasons (outside_base_dir, path_not_found, symlink_not_supported
 // with "child", path_changed_during_copy; a non-regular file has context
 // "file_type"), or LocalChecksumError when reading fails while hashing.
+//
+// The checksums come from the digest cache (package digestcache) when the
+// file's device, inode, size and times are those it had when last hashed.
 func (p Policy) DigestFile(ctx context.Context, src string) (string, sandbox.FileDigest, error) {
+	start := time.Now().UnixNano()
 	f, _, err := p.OpenFile(ctx, src)
 	if err != nil {
 		return "", sandbox.FileDigest{}, err
 	}
 	defer f.Close()
-	d, err := sandbox.DigestReaderContext(ctx, f)
+	d, err := digestOpened(ctx, f, start)
 	if err != nil {
 		return "", sandbox.FileDigest{}, sandbox.NewLocalChecksumError(src, err)
 	}

@@ -19,13 +19,18 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/digestcache"
 )
 
-// scanJob is one opened regular file waiting to be hashed.
+// scanJob is one opened regular file waiting to be hashed, or (f nil) one
+// whose digest the cache gave.
 type scanJob struct {
-	rel  string
-	perm fs.FileMode
-	f    *os.File
+	rel   string
+	perm  fs.FileMode
+	f     *os.File
+	st    digestcache.Stat
+	start int64
+	sum   string
 }
 
 // scanner walks a pinned directory tree and feeds its regular files, already
@@ -34,6 +39,7 @@ type scanner struct {
 	ctx            context.Context
 	jobs           chan<- scanJob
 	allowHardLinks bool
+	digests        *digestcache.Set // nil: no cache (not hashing, or off)
 }
 
 // scanTree implements ScanDir for an inspected directory target: every
@@ -68,6 +74,14 @@ func (p Policy) walkTree(parent context.Context, t *hostTarget, hashing bool, wo
 
 	ctx, cancel := context.WithCancelCause(parent)
 	defer cancel(nil)
+	var (
+		digests *digestcache.Set
+		prog    *sandbox.Progress
+	)
+	if hashing {
+		digests = digestcache.Open(t.abs)
+		prog = sandbox.StartProgress(parent, "hash", t.abs, 0, 0)
+	}
 	n := p.workers()
 	jobs := make(chan scanJob, n)
 	results := make(chan sandbox.TreeFile, n)
@@ -77,7 +91,16 @@ func (p Policy) walkTree(parent context.Context, t *hostTarget, hashing bool, wo
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
+				if j.f == nil {
+					prog.Add(1, 0)
+					results <- sandbox.TreeFile{Rel: j.rel, Size: j.st.Size, SHA256: j.sum, Perm: j.perm}
+					continue
+				}
 				sum, size, err := work(ctx, j.rel, j.perm, j.f)
+				prog.Add(1, size)
+				if err == nil && size == j.st.Size {
+					digests.Store(j.rel, j.st, j.start, sum)
+				}
 				j.f.Close()
 				if err != nil {
 					if ctx.Err() == nil {
@@ -100,7 +123,7 @@ func (p Policy) walkTree(parent context.Context, t *hostTarget, hashing bool, wo
 		close(collected)
 	}()
 
-	walkErr := (&scanner{ctx: ctx, jobs: jobs, allowHardLinks: p.AllowHardLinks}).walk(root, "")
+	walkErr := (&scanner{ctx: ctx, jobs: jobs, allowHardLinks: p.AllowHardLinks, digests: digests}).walk(root, "")
 	close(jobs)
 	wg.Wait()
 	close(results)
@@ -112,6 +135,8 @@ func (p Policy) walkTree(parent context.Context, t *hostTarget, hashing bool, wo
 		return sandbox.TreeDigest{}, context.Cause(ctx)
 	}
 
+	_ = digests.Save() // a cache that cannot be written only costs speed
+	prog.Finish(false)
 	slices.SortFunc(files, func(a, b sandbox.TreeFile) int { return strings.Compare(a.Rel, b.Rel) })
 	td := sandbox.TreeDigest{Root: t.abs, Files: files, SHA256: sandbox.TreeSHA256(files)}
 	for _, f := range files {
@@ -138,6 +163,7 @@ func (s *scanner) walk(dir *os.File, rel string) error {
 			child = rel + "/" + name
 		}
 		var st unix.Stat_t
+		start := s.digests.Start()
 		if err := fstatatRetry(dfd, name, &st); err != nil {
 			if errors.Is(err, unix.ENOENT) {
 				return fault(sandbox.ReasonPathChangedDuringCopy, child, err)
@@ -161,15 +187,22 @@ func (s *scanner) walk(dir *os.File, rel string) error {
 			if st.Nlink > 1 && !s.allowHardLinks {
 				return hardLinkFault(child, uint64(st.Nlink)) //nolint:unconvert // Nlink is uint32 on some architectures
 			}
-			f, err := openChild(dfd, name, child, filepath.Join(dir.Name(), name), &st, false)
-			if err != nil {
-				return err
+			j := scanJob{rel: child, perm: fs.FileMode(st.Mode & 0o777), st: digestcache.StatOf(&st), start: start}
+			if sum, ok := s.digests.Lookup(child, j.st); ok {
+				j.sum = sum
+			} else {
+				f, err := openChild(dfd, name, child, filepath.Join(dir.Name(), name), &st, false)
+				if err != nil {
+					return err
+				}
+				j.f = f
 			}
-			j := scanJob{rel: child, perm: fs.FileMode(st.Mode & 0o777), f: f}
 			select {
 			case s.jobs <- j:
 			case <-s.ctx.Done():
-				f.Close()
+				if j.f != nil {
+					j.f.Close()
+				}
 				return context.Cause(s.ctx)
 			}
 		default:

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"syscall"
 
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 )
 
@@ -202,12 +203,17 @@ var ErrContentChanged = backend.ErrContentChanged
 // plan time: a source edited since then fails with an error wrapping
 // ErrSourceChanged and leaves the workspace untouched.
 func (w *Workspace) CopyHostFile(ctx context.Context, rel, src string, m Meta, wantSHA256 string) (WriteResult, error) {
-	f, _, err := w.eng.HostSources().OpenFile(ctx, src)
+	f, fi, err := w.eng.HostSources().OpenFile(ctx, src)
 	if err != nil {
 		return WriteResult{}, err
 	}
 	defer f.Close()
-	res, err := w.WriteFile(ctx, rel, f, m, wantSHA256)
+	prog := sandbox.StartProgress(ctx, "copy", src, 1, fi.Size())
+	res, err := w.WriteFile(ctx, rel, prog.Reader(f), m, wantSHA256)
+	if err == nil {
+		prog.Add(1, 0)
+		prog.Finish(true)
+	}
 	if errors.Is(err, backend.ErrContentChanged) {
 		return res, fmt.Errorf("host source %s changed between plan and apply (planned sha256 %s): %w: %w", src, wantSHA256, ErrSourceChanged, err)
 	}

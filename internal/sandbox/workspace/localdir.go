@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
@@ -175,48 +174,30 @@ func (w *Workspace) syncTree(ctx context.Context, rel string, host hostsource.Po
 		s := SummarizeCopy(tree, m)
 		planned = &s
 	}
+	if lb, ok := w.Backend.(localBatcher); ok {
+		return syncVisitBatch(ctx, w, lb, host, rel, src, m, planned)
+	}
 	existing, err := prepareTree(ctx, w.Backend, rel, m.Perm, planned.Files)
 	if err != nil {
 		return TreeSummary{}, err
 	}
-	var (
-		mu   sync.Mutex
-		seen = make(map[string]bool, len(planned.Files))
-	)
+	vp := newVisitPlan(planned, existing, rel, src, m)
 	_, err = host.VisitDir(ctx, src, func(v hostsource.TreeVisit) error {
-		want, ok := planned.Files[v.Rel]
-		if !ok {
-			return fmt.Errorf("%s was added to %s after the plan: %w", v.Rel, src, ErrSourceChanged)
+		dst, perm, want, write, err := vp.check(ctx, w.Backend, v)
+		if !write || err != nil {
+			return err
 		}
-		mu.Lock()
-		seen[v.Rel] = true
-		cur, had := existing[v.Rel]
-		mu.Unlock()
-		dst, perm := joinRel(rel, v.Rel), m.copiedPerm(v.Perm)
-		if had && cur.SHA256 == want {
-			if cur.Perm != perm {
-				return w.Backend.Chmod(ctx, dst, perm)
-			}
-			return nil
-		}
-		_, err := w.Backend.WriteFile(ctx, dst, v.File, perm, want)
+		_, err = w.Backend.WriteFile(ctx, dst, v.File, perm, want)
 		if errors.Is(err, backend.ErrContentChanged) {
 			return fmt.Errorf("%s changed after the plan: %w: %w", v.Rel, ErrSourceChanged, err)
 		}
 		return err
 	})
+	if err == nil {
+		err = vp.missing()
+	}
 	if err != nil {
 		return TreeSummary{}, err
-	}
-	var missing []string
-	for p := range planned.Files {
-		if !seen[p] {
-			missing = append(missing, p)
-		}
-	}
-	if len(missing) > 0 {
-		sort.Strings(missing)
-		return TreeSummary{}, fmt.Errorf("host source directory %s changed between plan and apply (removed %s): %w", src, strings.Join(missing, ", "), ErrSourceChanged)
 	}
 	if err := applyMetaTree(ctx, w.Backend, rel, m, true); err != nil {
 		return TreeSummary{}, err

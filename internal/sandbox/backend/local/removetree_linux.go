@@ -60,11 +60,11 @@ func (b *Backend) RemoveTree(ctx context.Context, rel string, files []string) (b
 	if err != nil {
 		return rep, &fs.PathError{Op: "remove", Path: rel, Err: err}
 	}
-	left := []backend.TreeFile{}
-	if err := walkDir(ctx, d.file(rel), "", &left); err != nil {
+	w := &walker{ctx: ctx}
+	if err := w.walkDir(d.file(rel), ""); err != nil {
 		return rep, err
 	}
-	rep.Left = len(left)
+	rep.Left = len(w.out)
 	if rep.Left == 0 && rel != "." {
 		return rep, b.RemoveAll(ctx, rel)
 	}

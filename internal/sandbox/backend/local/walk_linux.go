@@ -8,12 +8,14 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/digestcache"
 )
 
 // WalkFiles lists every regular file below the directory rel, at any depth,
@@ -21,7 +23,8 @@ import (
 // streamed through SHA-256 (Size is the number of bytes hashed). Symlinks are
 // listed, never followed, with SHA256 "", Size 0 and their own permission
 // bits; other non-regular files are skipped and directories are only
-// descended into. rel itself must be a directory that is not a symlink
+// descended into. A file whose device, inode, size and times match the
+// digest cache's entry for it is not read (see package digestcache). rel itself must be a directory that is not a symlink
 // (errors wrap backend.ErrEscapesRoot for a symlink on the way).
 func (b *Backend) WalkFiles(ctx context.Context, rel string) ([]backend.TreeFile, error) {
 	if err := ctx.Err(); err != nil {
@@ -35,17 +38,28 @@ func (b *Backend) WalkFiles(ctx context.Context, rel string) ([]backend.TreeFile
 	if err != nil {
 		return nil, err
 	}
-	files := []backend.TreeFile{}
-	if err := walkDir(ctx, d.file(rel), "", &files); err != nil {
+	w := &walker{ctx: ctx, digests: digestcache.Open(filepath.Join(b.root, rel)), out: []backend.TreeFile{}}
+	if err := w.walkDir(d.file(rel), ""); err != nil {
 		return nil, err
 	}
+	_ = w.digests.Save() // a cache that cannot be written only costs speed
+	files := w.out
 	slices.SortFunc(files, func(a, b backend.TreeFile) int { return strings.Compare(a.Rel, b.Rel) })
 	return files, nil
 }
 
-// walkDir appends the files below d (tree-relative prefix prefix) to out and
-// closes d.
-func walkDir(ctx context.Context, d *os.File, prefix string, out *[]backend.TreeFile) error {
+// walker is one WalkFiles: what it found so far and the digest cache of
+// the walked directory.
+type walker struct {
+	ctx     context.Context
+	digests *digestcache.Set
+	out     []backend.TreeFile
+}
+
+// walkDir appends the files below d (tree-relative prefix prefix) to w.out
+// and closes d.
+func (w *walker) walkDir(d *os.File, prefix string) error {
+	ctx, out := w.ctx, &w.out
 	defer d.Close()
 	names, err := d.Readdirnames(-1)
 	if err != nil {
@@ -61,6 +75,7 @@ func walkDir(ctx context.Context, d *os.File, prefix string, out *[]backend.Tree
 			return err
 		}
 		rel := prefix + name
+		start := w.digests.Start()
 		st, err := dir.statAt(name)
 		if err != nil {
 			if errors.Is(err, unix.ENOENT) {
@@ -85,10 +100,16 @@ func walkDir(ctx context.Context, d *os.File, prefix string, out *[]backend.Tree
 			if err != nil {
 				return &fs.PathError{Op: "walk", Path: rel, Err: err}
 			}
-			if err := walkDir(ctx, sub.file(rel), rel+"/", out); err != nil {
+			if err := w.walkDir(sub.file(rel), rel+"/"); err != nil {
 				return err
 			}
 		case unix.S_IFREG:
+			key := digestcache.StatOf(&st)
+			if sum, ok := w.digests.Lookup(rel, key); ok {
+				*out = append(*out, backend.TreeFile{Rel: rel, Size: key.Size, SHA256: sum, Perm: fs.FileMode(st.Mode & 0o777),
+					Uid: int(st.Uid), Gid: int(st.Gid)})
+				continue
+			}
 			raw, err := dir.openAt(name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
 			if err != nil {
 				return &fs.PathError{Op: "walk", Path: rel, Err: err}
@@ -101,6 +122,9 @@ func walkDir(ctx context.Context, d *os.File, prefix string, out *[]backend.Tree
 			f.Close()
 			if err != nil {
 				return err
+			}
+			if n == key.Size {
+				w.digests.Store(rel, key, start, sum)
 			}
 			*out = append(*out, backend.TreeFile{Rel: rel, Size: n, SHA256: sum, Perm: fs.FileMode(st.Mode & 0o777),
 				Uid: int(st.Uid), Gid: int(st.Gid)})

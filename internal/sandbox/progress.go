@@ -1,0 +1,150 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// ProgressInterval is how long a copy or a hash runs before its progress is
+// reported, and how often it is reported after that.
+const ProgressInterval = 2 * time.Second
+
+// ProgressReport is the state of one long copy or hash.
+type ProgressReport struct {
+	// Op is "copy" or "hash"; What names the source or the target.
+	Op, What string
+	// Files and Bytes are done so far; TotalFiles and TotalBytes are what
+	// the operation covers, 0 when not known in advance.
+	Files, TotalFiles, Bytes, TotalBytes int64
+	// Elapsed is the time since the operation started.
+	Elapsed time.Duration
+	// Done is set on the summary at the end.
+	Done bool
+}
+
+// MBps is the throughput in megabytes (10^6 bytes) per second.
+func (r ProgressReport) MBps() float64 {
+	if r.Elapsed <= 0 {
+		return 0
+	}
+	return float64(r.Bytes) / 1e6 / r.Elapsed.Seconds()
+}
+
+// String is the report as one line: "copy src: 120/10000 files, 3.1/216.0 MB, 45.2 MB/s".
+func (r ProgressReport) String() string {
+	of := func(n, total int64, scale float64, unit string) string {
+		if total > 0 {
+			return fmt.Sprintf("%.*f/%.*f %s", prec(scale), float64(n)/scale, prec(scale), float64(total)/scale, unit)
+		}
+		return fmt.Sprintf("%.*f %s", prec(scale), float64(n)/scale, unit)
+	}
+	state := "in progress"
+	if r.Done {
+		state = "done in " + r.Elapsed.Round(10*time.Millisecond).String()
+	}
+	return fmt.Sprintf("%s %s %s: %s, %s, %.1f MB/s", r.Op, r.What, state, of(r.Files, r.TotalFiles, 1, "files"), of(r.Bytes, r.TotalBytes, 1e6, "MB"), r.MBps())
+}
+
+func prec(scale float64) int {
+	if scale == 1 {
+		return 0
+	}
+	return 1
+}
+
+// ProgressSink receives progress reports, with the context of the
+// operation they are about (the provider logs them).
+type ProgressSink func(ctx context.Context, r ProgressReport)
+
+var sink atomic.Pointer[ProgressSink]
+
+// SetProgressSink makes s receive every progress report of this process
+// (nil: none).
+func SetProgressSink(s ProgressSink) {
+	if s == nil {
+		sink.Store(nil)
+		return
+	}
+	sink.Store(&s)
+}
+
+// Progress tracks one copy or hash; its methods may be called from several
+// goroutines. A nil *Progress tracks nothing.
+type Progress struct {
+	ctx   context.Context
+	sink  ProgressSink
+	start time.Time
+
+	files, bytes atomic.Int64
+	mu           sync.Mutex
+	r            ProgressReport
+	next         time.Time
+}
+
+// StartProgress starts tracking an operation; it returns nil when no sink
+// is set.
+func StartProgress(ctx context.Context, op, what string, totalFiles, totalBytes int64) *Progress {
+	s := sink.Load()
+	if s == nil {
+		return nil
+	}
+	now := time.Now()
+	return &Progress{ctx: ctx, sink: *s, start: now, next: now.Add(ProgressInterval),
+		r: ProgressReport{Op: op, What: what, TotalFiles: totalFiles, TotalBytes: totalBytes}}
+}
+
+// Add counts files and bytes done, and reports when the interval since the
+// last report (or the start) has passed.
+func (p *Progress) Add(files, bytes int64) {
+	if p == nil {
+		return
+	}
+	f, b := p.files.Add(files), p.bytes.Add(bytes)
+	now := time.Now()
+	p.mu.Lock()
+	if now.Before(p.next) {
+		p.mu.Unlock()
+		return
+	}
+	p.next = now.Add(ProgressInterval)
+	r := p.r
+	p.mu.Unlock()
+	r.Files, r.Bytes, r.Elapsed = f, b, now.Sub(p.start)
+	p.sink(p.ctx, r)
+}
+
+// Finish reports the summary: always when always is set (a copy), else only
+// when the operation ran longer than ProgressInterval.
+func (p *Progress) Finish(always bool) {
+	if p == nil {
+		return
+	}
+	r := p.r
+	r.Files, r.Bytes, r.Elapsed, r.Done = p.files.Load(), p.bytes.Load(), time.Since(p.start), true
+	if always || r.Elapsed >= ProgressInterval {
+		p.sink(p.ctx, r)
+	}
+}
+
+// Reader counts the bytes read from r as done.
+func (p *Progress) Reader(r io.Reader) io.Reader {
+	if p == nil {
+		return r
+	}
+	return &progressReader{r: r, p: p}
+}
+
+type progressReader struct {
+	r io.Reader
+	p *Progress
+}
+
+func (pr *progressReader) Read(b []byte) (int, error) {
+	n, err := pr.r.Read(b)
+	pr.p.Add(0, int64(n))
+	return n, err
+}
