@@ -2,6 +2,7 @@ package provider
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -12,20 +13,28 @@ import (
 func TestAccPodWorkspace_planRefusals(t *testing.T) {
 	env := newTestEnv(t)
 	cases := map[string]struct{ block, extra, want string }{
-		"namespace":     {`namespace = "Bad_Namespace"`, "", `namespace "Bad_Namespace" is not a namespace name`},
-		"quantity":      {`resources = { requests = { cpu = "lots" } }`, "", `cpu = "lots" is not a Kubernetes quantity`},
-		"negative":      {`resources = { limits = { memory = "-1Gi" } }`, "", `memory = "-1Gi" is negative`},
-		"over limit":    {`resources = { requests = { memory = "1Gi" }, limits = { memory = "128Mi" } }`, "", `is more than its limit "128Mi"`},
-		"start timeout": {`start_timeout = "soon"`, "", `start_timeout must be a positive duration`},
-		"pull policy":   {`image_pull_policy = "never"`, "", `value must be one of`},
-		"env wo":        {"", `environment_wo = { K = "v" }`, `kubernetes workspaces take no write-only environment`},
-		"host path":     {"", `extra_path_grants = [{ path = "/data", host_path = "/srv/data" }]`, `does not mount host paths`},
+		"namespace":       {`namespace = "Bad_Namespace"`, "", `namespace "Bad_Namespace" is not a namespace name`},
+		"quantity":        {`resources = { requests = { cpu = "lots" } }`, "", `cpu = "lots" is not a Kubernetes quantity`},
+		"negative":        {`resources = { limits = { memory = "-1Gi" } }`, "", `memory = "-1Gi" is negative`},
+		"over limit":      {`resources = { requests = { memory = "1Gi" }, limits = { memory = "128Mi" } }`, "", `is more than its limit "128Mi"`},
+		"start timeout":   {`start_timeout = "soon"`, "", `start_timeout must be a positive duration`},
+		"pull policy":     {`image_pull_policy = "never"`, "", `value must be one of`},
+		"env wo":          {"", `environment_wo = { K = "v" }`, `kubernetes workspaces take no write-only environment`},
+		"host path":       {"", `extra_path_grants = [{ path = "/data", host_path = "/srv/data" }]`, `does not mount host paths`},
+		"empty namespace": {`namespace = ""`, "", `the kubernetes block's namespace must not be empty or blank`},
+		"blank image":     {`image = "  "`, "", `the kubernetes block's image must not be empty or blank`},
+		"resource name":   {`resources = { requests = { CPU = "1" } }`, "", `"CPU" is not a container resource`},
+		"reserved label":  {`labels = { "sandbox.workspace_id" = "x" }`, "", `the label "sandbox.workspace_id" is set by the provider`},
+		"label value":     {`labels = { team = "has spaces" }`, "", `is not a label value`},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			ns := `namespace = "agents"`
-			if name == "namespace" {
+			ns, image := `namespace = "agents"`, `image = "busybox"`
+			if strings.Contains(c.block, "namespace") {
 				ns = ""
+			}
+			if strings.Contains(c.block, "image =") {
+				image = ""
 			}
 			resource.UnitTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: protoV6Factories,
@@ -38,12 +47,12 @@ provider "sandbox" {
 resource "sandbox_workspace" "ws" {
   kubernetes {
     %s
-    image = "busybox"
+    %s
     %s
   }
   %s
 }
-`, env.base, ns, c.block, c.extra),
+`, env.base, ns, image, c.block, c.extra),
 					PlanOnly:    true,
 					ExpectError: errRe(c.want),
 				}},

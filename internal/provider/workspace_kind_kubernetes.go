@@ -121,9 +121,13 @@ func kubeBlock(ctx context.Context, o types.Object, diags *diag.Diagnostics) kub
 func (kubernetesKind) validate(ctx context.Context, m workspaceModel, cfg tfsdk.Config, diags *diag.Diagnostics) {
 	at := path.Root("kubernetes")
 	b := kubeBlock(ctx, m.Kubernetes, diags)
-	for name, v := range map[string]types.String{"namespace": b.Namespace, "image": b.Image} {
-		if v.IsNull() {
+	for _, name := range []string{"namespace", "image"} {
+		v := map[string]types.String{"namespace": b.Namespace, "image": b.Image}[name]
+		switch {
+		case v.IsNull():
 			diags.AddAttributeError(at.AtName(name), "Missing required argument", "a kubernetes block needs "+name+".")
+		case !v.IsUnknown() && strings.TrimSpace(v.ValueString()) == "":
+			diags.AddAttributeError(at.AtName(name), "Empty "+name, "the kubernetes block's "+name+" must not be empty or blank.")
 		}
 	}
 	if !b.StartTimeout.IsNull() && !b.StartTimeout.IsUnknown() {

@@ -99,9 +99,9 @@ func (r *workspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 	resp.Schema = schema.Schema{
 		Version: 1,
 		MarkdownDescription: "A sandbox workspace: a root directory that entries (`sandbox_dir`, `sandbox_file`, " +
-			"`sandbox_local_dir`, ...) fill. Exactly one backend block: `local {}` (a host directory) or `docker { ... }` " +
-			"(a container, the Python SDK's Docker backend). The workspace is found from its `id` alone, from any working " +
-			"directory or machine that sees the same directory or Docker daemon. A vanished directory or a removed container " +
+			"`sandbox_local_dir`, ...) fill. Exactly one backend block: `local {}` (a host directory), `docker { ... }` " +
+			"(a container, the Python SDK's Docker backend) or `kubernetes { ... }` (a pod). The workspace is found from its " +
+			"`id` alone, from any working directory or machine that sees the same directory, Docker daemon or cluster. A vanished directory or a removed container " +
 			"plans the workspace's re-creation; a stopped container shows as `running = false` and the apply starts it. " +
 			"Import ID: the workspace `id`, the UUID of a docker workspace, or the absolute root of a local workspace " +
 			"(which must carry the workspace marker). An imported local workspace is kept on destroy until an apply " +

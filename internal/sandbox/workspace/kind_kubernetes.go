@@ -234,7 +234,8 @@ func PodNamespace(w *Workspace) string {
 func PodName(w *Workspace) string { return kubernetes.PodName(w.UUID) }
 
 // CheckKubernetesSpec validates what the configuration alone decides of a
-// pod workspace (quantities, pull policy), without contacting the cluster.
+// pod workspace (names, labels, quantities, pull policy), without
+// contacting the cluster.
 func CheckKubernetesSpec(spec KubernetesSpec) error {
 	root := spec.Root
 	if root == "" {
@@ -248,7 +249,8 @@ func CheckKubernetesSpec(spec KubernetesSpec) error {
 		ns = "unknown"
 	}
 	return kubernetes.Spec{Namespace: ns, Image: image, ImagePullPolicy: spec.ImagePullPolicy, Requests: spec.Requests,
-		Limits: spec.Limits, Root: root, ExposedPorts: spec.ExposedPorts}.Validate()
+		Limits: spec.Limits, Root: root, ExposedPorts: spec.ExposedPorts, Labels: spec.Labels, NodeSelector: spec.NodeSelector,
+		ServiceAccount: spec.ServiceAccount, RuntimeClassName: spec.RuntimeClassName}.Validate()
 }
 
 // SameQuantity reports whether two Kubernetes quantities are the same

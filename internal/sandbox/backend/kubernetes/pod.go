@@ -88,6 +88,9 @@ func (s Spec) Validate() error {
 	if errs := validation.IsDNS1123Label(s.Namespace); len(errs) > 0 {
 		return fieldErr("namespace", fmt.Errorf("namespace %q is not a namespace name: %s", s.Namespace, strings.Join(errs, "; ")))
 	}
+	if err := s.validateMeta(); err != nil {
+		return err
+	}
 	req, err := resourceList(s.Requests)
 	if err != nil {
 		return fieldErr("resources", fmt.Errorf("requests: %w", err))
@@ -127,7 +130,13 @@ func resourceList(m map[string]string) (corev1.ResourceList, error) {
 		return nil, nil
 	}
 	out := corev1.ResourceList{}
-	for k, v := range m {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys) // the first bad one, the same on every run
+	for _, k := range keys {
+		v := m[k]
 		q, err := resource.ParseQuantity(v)
 		if err != nil {
 			return nil, fmt.Errorf("%s = %q is not a Kubernetes quantity (such as \"250m\" or \"1Gi\")", k, v)
@@ -135,8 +144,8 @@ func resourceList(m map[string]string) (corev1.ResourceList, error) {
 		if q.Sign() < 0 {
 			return nil, fmt.Errorf("%s = %q is negative", k, v)
 		}
-		if errs := validation.IsQualifiedName(k); len(errs) > 0 {
-			return nil, fmt.Errorf("%q is not a resource name (such as cpu, memory or ephemeral-storage): %s", k, strings.Join(errs, "; "))
+		if err := checkResourceName(k); err != nil {
+			return nil, err
 		}
 		out[corev1.ResourceName(k)] = q
 	}
