@@ -16,18 +16,32 @@ set -uo pipefail
 source "$(dirname "$0")/kube-lib.sh"
 
 left=
-# stop <component>: SIGTERM, up to 15 s, then SIGKILL.
+# alive <pid>: the process exists and is not a zombie (which an init that
+# does not reap leaves behind; it holds nothing).
+alive() {
+	[ -d "/proc/$1" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null
+}
+
+# stop <component>: SIGTERM, up to 15 s, then SIGKILL and up to 15 s more
+# (a large process such as kube-apiserver takes seconds to release its
+# memory after SIGKILL).
 stop() {
 	local pid i
 	pid=$(pid_of "$1")
 	[ -n "$pid" ] || { rm -f "$RUN/$1.pid"; return 0; }
 	kill "$pid" 2>/dev/null
 	for ((i = 0; i < 30; i++)); do
-		[ -d "/proc/$pid" ] || break
+		alive "$pid" || break
 		sleep 0.5
 	done
-	[ -d "/proc/$pid" ] && kill -9 "$pid" 2>/dev/null && sleep 1
-	[ -d "/proc/$pid" ] && left+=" $1 (pid $pid)"
+	if alive "$pid"; then
+		kill -9 "$pid" 2>/dev/null
+		for ((i = 0; i < 30; i++)); do
+			alive "$pid" || break
+			sleep 0.5
+		done
+	fi
+	alive "$pid" && left+=" $1 (pid $pid)"
 	rm -f "$RUN/$1.pid"
 	say "stopped $1 (pid $pid)"
 }
