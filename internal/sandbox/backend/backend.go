@@ -197,6 +197,13 @@ type BatchFile struct {
 	// SHA256 is the hex digest the content must have ("" skips the check);
 	// a mismatch fails the batch with an error wrapping ErrContentChanged.
 	SHA256 string
+	// ReplaceEmptyDir lets a directory at Rel that holds nothing but empty
+	// directories give way to the file (a file of a copied tree that was
+	// replaced by a directory); without it, or when that directory holds
+	// anything else, a directory at Rel fails the write. The directory is
+	// removed when the file is staged, so a batch failing later leaves it
+	// removed (it held nothing).
+	ReplaceEmptyDir bool
 	// Open returns the content; it is called once, when the file's turn in
 	// the stream comes, and the reader is closed after it.
 	Open func(ctx context.Context) (io.ReadCloser, error)

@@ -41,6 +41,11 @@ const HelperDir = "/.sandbox-fs-helper"
 // SHA-256 (hex) of its content; absent or empty skips the check.
 const PAXSHA256 = "SANDBOX.sha256"
 
+// PAXReplaceEmptyDir is the PAX record ("1") of an OpWrite tar member whose
+// path may hold a directory of empty directories, removed to make room
+// (backend.BatchFile.ReplaceEmptyDir).
+const PAXReplaceEmptyDir = "SANDBOX.replace_empty_dir"
+
 // OpRun runs a command as another user, for container runtimes whose exec
 // takes no user, working directory or environment (the Kubernetes exec
 // API): `sandbox-fs-helper run <user> <workdir> <env JSON> <argv...>`. The

@@ -157,7 +157,8 @@ func writeTar(ctx context.Context, b *local.Backend, r io.Reader) ([]backend.Wri
 			return local.BatchItem{}, fmt.Errorf("write %s: only regular files can be written (tar type %q)", hdr.Name, hdr.Typeflag)
 		}
 		perm := hdr.FileInfo().Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
-		return local.BatchItem{Rel: hdr.Name, Perm: perm, SHA256: hdr.PAXRecords[PAXSHA256], R: tr}, nil
+		return local.BatchItem{Rel: hdr.Name, Perm: perm, SHA256: hdr.PAXRecords[PAXSHA256], R: tr,
+			ReplaceEmptyDir: hdr.PAXRecords[PAXReplaceEmptyDir] == "1"}, nil
 	})
 	_, _ = io.Copy(io.Discard, r)
 	if written == nil {

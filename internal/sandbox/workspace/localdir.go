@@ -313,7 +313,7 @@ func copyTreeBatch(ctx context.Context, bw backend.BatchWriter, host hostsource.
 	files := make([]backend.BatchFile, 0, len(todo))
 	for _, f := range todo {
 		files = append(files, backend.BatchFile{
-			Rel: joinRel(rel, f.Rel), Size: f.Size, Perm: f.Perm, SHA256: f.SHA256,
+			Rel: joinRel(rel, f.Rel), Size: f.Size, Perm: f.Perm, SHA256: f.SHA256, ReplaceEmptyDir: true,
 			Open: func(ctx context.Context) (io.ReadCloser, error) { return host.OpenTreeFile(ctx, tree, f.Rel) },
 		})
 	}

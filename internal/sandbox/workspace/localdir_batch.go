@@ -59,7 +59,8 @@ func syncVisitBatch(ctx context.Context, w *Workspace, lb localBatcher, host hos
 				return err
 			}
 			vi := visitItem{done: make(chan struct{})}
-			vi.it = local.BatchItem{Rel: dst, Perm: perm, R: &plannedReader{r: prog.Reader(v.File), h: sha256.New(), want: want, rel: v.Rel}}
+			vi.it = local.BatchItem{Rel: dst, Perm: perm, ReplaceEmptyDir: true,
+				R: &plannedReader{r: prog.Reader(v.File), h: sha256.New(), want: want, rel: v.Rel}}
 			select {
 			case items <- vi:
 			case <-bctx.Done():

@@ -63,8 +63,14 @@ func writeTar(ctx context.Context, w io.Writer, files []backend.BatchFile) error
 			return err
 		}
 		hdr := &tar.Header{Typeflag: tar.TypeReg, Name: f.Rel, Mode: int64(unixPerm(f.Perm)), Size: f.Size, Format: tar.FormatPAX}
+		if f.SHA256 != "" || f.ReplaceEmptyDir {
+			hdr.PAXRecords = map[string]string{}
+		}
 		if f.SHA256 != "" {
-			hdr.PAXRecords = map[string]string{fshelper.PAXSHA256: f.SHA256}
+			hdr.PAXRecords[fshelper.PAXSHA256] = f.SHA256
+		}
+		if f.ReplaceEmptyDir {
+			hdr.PAXRecords[fshelper.PAXReplaceEmptyDir] = "1"
 		}
 		rc, err := f.Open(ctx)
 		if err != nil {

@@ -26,6 +26,8 @@ type BatchItem struct {
 	Perm   fs.FileMode
 	SHA256 string
 	R      io.Reader
+	// ReplaceEmptyDir is backend.BatchFile.ReplaceEmptyDir.
+	ReplaceEmptyDir bool
 }
 
 // batchWorkers is how many files of a batch are staged at once. Creating a
@@ -181,7 +183,7 @@ func (s *batchState) feed(ctx context.Context, b *Backend, root *fd, next func()
 		if err != nil {
 			return err
 		}
-		pfd, rel, base, err := b.targetDir(root, s.dirs, it.Rel)
+		pfd, rel, base, err := b.targetDir(root, s.dirs, it.Rel, it.ReplaceEmptyDir)
 		if err != nil {
 			return err
 		}
@@ -230,7 +232,7 @@ func (s *batchState) firstErr(err error) error {
 
 // targetDir resolves (creating as needed, mode 0755) the directory of rel
 // and checks that rel is not a symlink or a directory.
-func (b *Backend) targetDir(root *fd, dirs map[string]*fd, relIn string) (*fd, string, string, error) {
+func (b *Backend) targetDir(root *fd, dirs map[string]*fd, relIn string, replaceEmptyDir bool) (*fd, string, string, error) {
 	rel, err := cleanRel("write", relIn)
 	if err != nil {
 		return nil, "", "", err
@@ -251,7 +253,16 @@ func (b *Backend) targetDir(root *fd, dirs map[string]*fd, relIn string) (*fd, s
 		case unix.S_IFLNK:
 			return nil, "", "", escapeErr("write", rel)
 		case unix.S_IFDIR:
-			return nil, "", "", &fs.PathError{Op: "write", Path: rel, Err: unix.EISDIR}
+			// A directory holding nothing (or only empty directories) has
+			// nothing to lose: it may give way, as a copy keeps no empty
+			// directory. Anything else in it stays, and the write fails.
+			if !replaceEmptyDir {
+				return nil, "", "", &fs.PathError{Op: "write", Path: rel, Err: unix.EISDIR}
+			}
+			if err := removeEmptyDirs(pfd, base, st.Dev); err != nil {
+				return nil, "", "", &fs.PathError{Op: "write", Path: rel, Err: fmt.Errorf("%w: a directory that is not empty "+
+					"stands where this file goes; move or delete it in the workspace", unix.EISDIR)}
+			}
 		}
 	}
 	return pfd, rel, base, nil

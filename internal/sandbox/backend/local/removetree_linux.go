@@ -157,3 +157,37 @@ func joinPath(base, rel string) string {
 	}
 	return base + "/" + rel
 }
+
+// removeEmptyDirs removes the directory name below parent and the
+// directories below it, deepest first, when none of them holds anything
+// but directories; a symlink is never followed and another filesystem
+// (dev differs) is never entered. It returns unix.ENOTEMPTY, removing
+// nothing more, when anything else is found.
+func removeEmptyDirs(parent *fd, name string, dev uint64) error {
+	d, err := parent.openAt(name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return err
+	}
+	if st, err := d.fstat(); err != nil || st.Dev != dev {
+		d.Close()
+		return unix.ENOTEMPTY
+	}
+	f := d.file(name)
+	entries, err := f.ReadDir(-1)
+	if err != nil {
+		f.Close()
+		return err
+	}
+	for _, e := range entries {
+		if !e.IsDir() {
+			f.Close()
+			return unix.ENOTEMPTY
+		}
+		if err := removeEmptyDirs(dirOf(f), e.Name(), dev); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	f.Close()
+	return unix.Unlinkat(parent.n(), name, unix.AT_REMOVEDIR)
+}
