@@ -63,7 +63,7 @@ func treeAttributes(attrs map[string]schema.Attribute, known, modes string) {
 	attrs["changes"] = schema.ListAttribute{
 		Computed: true, ElementType: types.StringType,
 		MarkdownDescription: "What the apply changes in the workspace, in path order: `add <path>`, `modify <path>`, " +
-			"`remove <path>`, `chmod <path> <mode>`; at most " + strconv.Itoa(maxChanges) + " lines, then `and <n> more`. " +
+			"`remove <path>`, `chmod <path> <mode>`; at most " + strconv.Itoa(maxChanges) + " lines, then `and <n> more: <k> add, <k> remove`. " +
 			"Null on creation (every file is added). Known at plan time whenever the tree is; kept until the next change, except " +
 			"that a refresh finding the copy changed in the workspace sets it null.",
 	}

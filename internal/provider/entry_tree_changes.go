@@ -6,6 +6,7 @@ import (
 	"maps"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -26,7 +27,7 @@ const (
 	// plannedKey holds the tree a plan planned, for the update that
 	// follows it (a create gets no private state from its plan).
 	plannedKey = "planned"
-	// maxChanges is how many lines `changes` lists before `and <n> more`.
+	// maxChanges is how many lines `changes` lists before `and <n> more: ...`.
 	maxChanges = 10
 )
 
@@ -80,12 +81,29 @@ func diffTrees(before, after *workspace.TreeSummary) []string {
 	lines := make([]string, 0, min(len(all), maxChanges+1))
 	for i, c := range all {
 		if i == maxChanges {
-			lines = append(lines, "and "+strconv.Itoa(len(all)-maxChanges)+" more")
+			lines = append(lines, moreLine(all[i:], func(c change) string { return c.line }))
 			break
 		}
 		lines = append(lines, c.line)
 	}
 	return lines
+}
+
+// moreLine summarises the changes a `changes` list leaves out: "and 12
+// more: 10 add, 2 remove", kinds in the order add, modify, remove, chmod.
+func moreLine[T any](rest []T, line func(T) string) string {
+	counts := map[string]int{}
+	for _, c := range rest {
+		kind, _, _ := strings.Cut(line(c), " ")
+		counts[kind]++
+	}
+	parts := make([]string, 0, 4)
+	for _, kind := range []string{"add", "modify", "remove", "chmod"} {
+		if counts[kind] > 0 {
+			parts = append(parts, strconv.Itoa(counts[kind])+" "+kind)
+		}
+	}
+	return "and " + strconv.Itoa(len(rest)) + " more: " + strings.Join(parts, ", ")
 }
 
 func sameTree(a, b *workspace.TreeSummary) bool {

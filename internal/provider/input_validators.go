@@ -153,3 +153,41 @@ func (argvValidator) ValidateList(_ context.Context, req validator.ListRequest, 
 		}
 	}
 }
+
+// uniqueNamesValidator refuses a list of accounts (objects with a `name`)
+// that names one twice: the Python SDK runs `groupadd` once per listed
+// group, so a repeated group fails its apply, and a repeated user or member
+// is a mistake that would otherwise pass silently.
+type uniqueNamesValidator string
+
+func (v uniqueNamesValidator) Description(context.Context) string {
+	return "each " + string(v) + " is listed once"
+}
+
+func (v uniqueNamesValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (v uniqueNamesValidator) ValidateList(_ context.Context, req validator.ListRequest, resp *validator.ListResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	first := map[string]int{}
+	for i, e := range req.ConfigValue.Elements() {
+		o, ok := e.(types.Object)
+		if !ok || o.IsNull() || o.IsUnknown() {
+			continue
+		}
+		name, ok := o.Attributes()["name"].(types.String)
+		if !ok || name.IsNull() || name.IsUnknown() {
+			continue
+		}
+		if j, seen := first[name.ValueString()]; seen {
+			resp.Diagnostics.AddAttributeError(req.Path.AtListIndex(i), "Duplicate "+string(v),
+				fmt.Sprintf("%s lists %s %s twice (index %d and %d): list each %s once.",
+					req.Path, string(v), sandbox.QuoteText(name.ValueString()), j, i, string(v)))
+			continue
+		}
+		first[name.ValueString()] = i
+	}
+}

@@ -169,6 +169,7 @@ func (r *workspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 					"`adduser`) when the container is created; a failing command fails the apply. Docker backend only (refused at " +
 					"plan time on a local workspace). " + replaceIfDockerDesc + " [Details](#users-and-groups).",
 				NestedObject:  schema.NestedAttributeObject{Attributes: userAttrs},
+				Validators:    []validator.List{uniqueNamesValidator("user")},
 				PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplaceIf(replaceIfFixedAtCreation, replaceIfDockerDesc, replaceIfDockerDesc)},
 			},
 			"groups": schema.ListNestedAttribute{
@@ -183,8 +184,10 @@ func (r *workspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 						Optional:            true,
 						MarkdownDescription: "Members of the group.",
 						NestedObject:        schema.NestedAttributeObject{Attributes: userAttrs},
+						Validators:          []validator.List{uniqueNamesValidator("member")},
 					},
 				}},
+				Validators:    []validator.List{uniqueNamesValidator("group")},
 				PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplaceIf(replaceIfFixedAtCreation, replaceIfDockerDesc, replaceIfDockerDesc)},
 			},
 			"exposed_ports": schema.ListAttribute{
