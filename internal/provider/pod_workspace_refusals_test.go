@@ -60,3 +60,55 @@ resource "sandbox_workspace" "ws" {
 		})
 	}
 }
+
+// A new pod workspace fails the plan when the provider's cluster
+// configuration cannot be read: a missing kubeconfig, an unknown context.
+// A readable one plans without contacting its cluster (an address where
+// nothing listens).
+func TestAccPodWorkspace_clusterConfigAtPlan(t *testing.T) {
+	env := newTestEnv(t)
+	kubeconfig := env.writeSource("kubeconfig", `apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+contexts: [{name: a, context: {cluster: c, user: u}}]
+users: [{name: u, user: {token: not-a-secret}}]
+current-context: a
+`, 0o600)
+	config := func(block string) string {
+		return fmt.Sprintf(`
+provider "sandbox" {
+  local_base_dir = %q
+  kubernetes {
+    %s
+  }
+}
+resource "sandbox_workspace" "ws" {
+  kubernetes {
+    namespace = "agents"
+    image     = "busybox"
+  }
+}
+`, env.base, block)
+	}
+	for name, c := range map[string]struct{ block, want string }{
+		"missing file": {fmt.Sprintf("config_path = %q", kubeconfig+".missing"),
+			"no such file or directory. Fix the provider's kubernetes block"},
+		"unknown context": {fmt.Sprintf("config_path = %q\n    config_context = \"nope\"", kubeconfig),
+			`context "nope" does not exist. Fix the provider's kubernetes block`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			resource.UnitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: protoV6Factories,
+				TerraformVersionChecks:   requireTF111,
+				Steps:                    []resource.TestStep{{Config: config(c.block), PlanOnly: true, ExpectError: errRe("No usable Kubernetes cluster configuration")}, {Config: config(c.block), PlanOnly: true, ExpectError: errRe(c.want)}},
+			})
+		})
+	}
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Factories,
+		TerraformVersionChecks:   requireTF111,
+		Steps: []resource.TestStep{{
+			Config: config(fmt.Sprintf("config_path = %q", kubeconfig)), PlanOnly: true, ExpectNonEmptyPlan: true,
+		}},
+	})
+}

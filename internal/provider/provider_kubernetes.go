@@ -14,9 +14,9 @@ type kubernetesProviderModel struct {
 	ConfigContext        types.String `tfsdk:"config_context"`
 	Host                 types.String `tfsdk:"host"`
 	ClusterCACertificate types.String `tfsdk:"cluster_ca_certificate"`
-	Token                types.String `tfsdk:"token_wo"`
+	Token                types.String `tfsdk:"token"`
 	ClientCertificate    types.String `tfsdk:"client_certificate"`
-	ClientKey            types.String `tfsdk:"client_key_wo"`
+	ClientKey            types.String `tfsdk:"client_key"`
 }
 
 func kubernetesProviderBlock() schema.Block {
@@ -30,12 +30,12 @@ func kubernetesProviderBlock() schema.Block {
 		Attributes: map[string]schema.Attribute{
 			"config_path":    str("Kubeconfig file (`~` is the home directory). Conflicts with `host`.", false),
 			"config_context": str("Context of the kubeconfig to use. Default: its current context.", false),
-			"host":           str("API server URL (`https://host:port`), instead of a kubeconfig; needs `token_wo` or `client_certificate` and `client_key_wo`.", false),
+			"host":           str("API server URL (`https://host:port`), instead of a kubeconfig; needs `token` or `client_certificate` and `client_key`.", false),
 			"cluster_ca_certificate": str("PEM CA certificate verifying the API server given by `host`. Default: the "+
 				"system's roots.", false),
-			"token_wo":           str("Bearer token for `host`. Sensitive; like all provider settings, never stored in state.", true),
-			"client_certificate": str("PEM client certificate for `host` (goes with `client_key_wo`).", false),
-			"client_key_wo":      str("PEM private key of `client_certificate`. Sensitive; never stored in state.", true),
+			"token":              str("Bearer token for `host`. Sensitive. Provider settings are never stored in state.", true),
+			"client_certificate": str("PEM client certificate for `host` (goes with `client_key`).", false),
+			"client_key":         str("PEM private key of `client_certificate`. Sensitive.", true),
 		},
 	}
 }

@@ -196,7 +196,18 @@ func kubeSpec(ctx context.Context, m workspaceModel, b kubernetesBlockModel, dia
 	return spec
 }
 
-func (kubernetesKind) modifyPlan(context.Context, *workspace.Engine, resource.ModifyPlanRequest, *resource.ModifyPlanResponse, workspaceModel) {
+// modifyPlan refuses a new pod workspace when the provider's cluster
+// configuration cannot be read (a missing kubeconfig, an unknown context),
+// which would otherwise fail only the apply. Nothing is contacted.
+func (kubernetesKind) modifyPlan(_ context.Context, eng *workspace.Engine, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, _ workspaceModel) {
+	if eng == nil || !req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {
+		return
+	}
+	if err := eng.CheckKubernetesConfig(); err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("kubernetes"), "No usable Kubernetes cluster configuration",
+			err.Error()+". Fix the provider's kubernetes block (config_path, config_context, or host with its "+
+				"credentials), or KUBECONFIG.")
+	}
 }
 
 func (kubernetesKind) create(ctx context.Context, eng *workspace.Engine, m workspaceModel, _ tfsdk.Config, private privateSetter, diags *diag.Diagnostics) *workspace.Workspace {

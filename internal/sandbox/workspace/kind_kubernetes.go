@@ -214,6 +214,11 @@ func (e *Engine) FindKubernetes(ctx context.Context, ns, podName string, labels 
 	return e.Open(ctx, KubernetesID(uuid, ns))
 }
 
+// CheckKubernetesConfig reads the provider's cluster configuration (the
+// kubeconfig file and its context, or host and credentials) without
+// contacting the cluster.
+func (e *Engine) CheckKubernetesConfig() error { return e.kube.Configured() }
+
 // KubernetesClusterID returns the identity of the cluster the provider is
 // configured for (see kubernetes.Cluster.ClusterID); "" when the cluster
 // does not let the provider read it.

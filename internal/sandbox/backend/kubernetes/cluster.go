@@ -69,7 +69,7 @@ func NewCluster(cfg Config) *Cluster {
 func (c Config) Check() error {
 	if c.Host == "" {
 		if c.ClusterCACertificate != "" || c.Token != "" || c.ClientCertificate != "" || c.ClientKey != "" {
-			return errors.New("cluster_ca_certificate, token_wo, client_certificate and client_key_wo need host")
+			return errors.New("cluster_ca_certificate, token, client_certificate and client_key need host")
 		}
 		return nil
 	}
@@ -77,12 +77,20 @@ func (c Config) Check() error {
 		return errors.New("give either host (with its credentials) or config_path/config_context, not both")
 	}
 	if (c.ClientCertificate == "") != (c.ClientKey == "") {
-		return errors.New("client_certificate and client_key_wo go together")
+		return errors.New("client_certificate and client_key go together")
 	}
 	if c.Token == "" && c.ClientCertificate == "" {
-		return errors.New("host needs credentials: token_wo, or client_certificate and client_key_wo")
+		return errors.New("host needs credentials: token, or client_certificate and client_key")
 	}
 	return nil
+}
+
+// Configured reports whether the configuration gives a cluster to talk
+// to: the kubeconfig is read and its context chosen, the cluster is not
+// contacted.
+func (c *Cluster) Configured() error {
+	_, _, err := c.client()
+	return err
 }
 
 func (c *Cluster) client() (kubernetes.Interface, *rest.Config, error) {
