@@ -112,3 +112,29 @@ resource "sandbox_workspace" "ws" {
 		}},
 	})
 }
+
+// A data source lookup by keys no pod can have fails naming the key,
+// before any cluster is contacted (none is configured here).
+func TestAccPodWorkspace_dataSourceLookupRefused(t *testing.T) {
+	for name, c := range map[string]struct{ lookup, want string }{
+		"namespace": {`namespace = "Agents", pod_name = "sandbox-x"`, `namespace "Agents" is not a namespace name`},
+		"pod name":  {`namespace = "agents", pod_name = "sandbox_x"`, `pod_name "sandbox_x" is not a pod name`},
+		"label key": {`namespace = "agents", labels = { "bad key" = "x" }`, `labels: "bad key" is not a label key`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			resource.UnitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: protoV6Factories,
+				TerraformVersionChecks:   requireTF111,
+				Steps: []resource.TestStep{{
+					Config:      `data "sandbox_workspace" "w" { kubernetes = { ` + c.lookup + ` } }`,
+					PlanOnly:    true,
+					ExpectError: errRe("Invalid kubernetes lookup"),
+				}, {
+					Config:      `data "sandbox_workspace" "w" { kubernetes = { ` + c.lookup + ` } }`,
+					PlanOnly:    true,
+					ExpectError: errRe(c.want),
+				}},
+			})
+		})
+	}
+}

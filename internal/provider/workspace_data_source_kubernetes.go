@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
@@ -61,6 +62,15 @@ func (kubernetesKind) find(ctx context.Context, eng *workspace.Engine, m workspa
 		diags.Append(k.Labels.ElementsAs(ctx, &labels, false)...)
 	}
 	if diags.HasError() {
+		return nil, at, true, nil
+	}
+	if err := workspace.CheckKubernetesLookup(k.Namespace.ValueString(), k.PodName.ValueString(), labels); err != nil {
+		var fe *workspace.KubernetesFieldError
+		field := at
+		if errors.As(err, &fe) {
+			field = at.AtName(fe.Field)
+		}
+		diags.AddAttributeError(field, "Invalid kubernetes lookup", err.Error()+".")
 		return nil, at, true, nil
 	}
 	w, err := eng.FindKubernetes(ctx, k.Namespace.ValueString(), k.PodName.ValueString(), labels)

@@ -214,6 +214,13 @@ func (e *Engine) FindKubernetes(ctx context.Context, ns, podName string, labels 
 	return e.Open(ctx, KubernetesID(uuid, ns))
 }
 
+// CheckKubernetesLookup validates the keys of a pod workspace lookup
+// (FindKubernetes) without contacting the cluster; a bad one is a
+// *KubernetesFieldError.
+func CheckKubernetesLookup(ns, podName string, labels map[string]string) error {
+	return kubernetes.CheckLookup(ns, podName, labels)
+}
+
 // CheckKubernetesConfig reads the provider's cluster configuration (the
 // kubeconfig file and its context, or host and credentials) without
 // contacting the cluster.

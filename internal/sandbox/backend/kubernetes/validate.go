@@ -66,3 +66,18 @@ func checkResourceName(k string) error {
 	return fmt.Errorf("%q is not a container resource: use cpu, memory, ephemeral-storage, hugepages-<size> or an "+
 		"extended resource with a domain prefix such as example.com/gpu", k)
 }
+
+// CheckLookup validates the keys a pod workspace is looked up by (a
+// namespace, and a pod name or labels) as the API server would, so that a
+// lookup that can match nothing fails naming its field.
+func CheckLookup(ns, podName string, labels map[string]string) error {
+	if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
+		return fieldErr("namespace", fmt.Errorf("namespace %q is not a namespace name: %s", ns, strings.Join(errs, "; ")))
+	}
+	if podName != "" {
+		if errs := validation.IsDNS1123Subdomain(podName); len(errs) > 0 {
+			return fieldErr("pod_name", fmt.Errorf("pod_name %q is not a pod name: %s", podName, strings.Join(errs, "; ")))
+		}
+	}
+	return checkLabels("labels", labels, false)
+}
