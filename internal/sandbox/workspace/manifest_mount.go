@@ -110,8 +110,11 @@ func planMount(pe *PlannedEntry, in ManifestInputs) error {
 			return err
 		}
 		m, err := mount.DecodeJSON(raw)
+		if err == nil {
+			err = m.Validate()
+		}
 		if err != nil {
-			return err
+			return mount.Redact(err, mount.Secrets(m))
 		}
 		pe.Mount = m
 	}
