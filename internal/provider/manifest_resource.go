@@ -69,7 +69,7 @@ func manifestResourceSchema() schema.Schema {
 			"manifest_json": schema.StringAttribute{
 				Required: true,
 				MarkdownDescription: "The manifest as the Python SDK's JSON, e.g. `file(\"manifest.json\")`, validated at plan " +
-					"time with the Python SDK's messages (`Field required`, `manifest path must not escape root: <rel>`, ...). Only " +
+					"time with the Python SDK's messages (`Field required`, `manifest path must not escape root: <rel>`, ...). " +
 					"A mount entry's secret fields are refused here (they would be stored in state): give them in " +
 					"`mount_credentials_wo`. At most 4 MiB and 5,000 entries. [Validation](#validation).",
 				Validators: []validator.String{manifestJSONValidator{}},

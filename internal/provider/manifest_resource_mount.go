@@ -44,14 +44,14 @@ func manifestMountAttributes(attrs map[string]schema.Attribute) {
 	nested := map[string]schema.Attribute{}
 	for f, types := range mountCredentialFields() {
 		nested[f] = schema.StringAttribute{Optional: true, Sensitive: true, WriteOnly: true,
-			MarkdownDescription: "`" + f + "` of a " + backtickList(types) + " entry (its mount resource's `" + f + "_wo`)."}
+			MarkdownDescription: "`" + f + "` for " + backtickList(types) + " entries (the mount resource's `" + f + "_wo`)."}
 	}
 	attrs["mount_credentials_wo"] = schema.MapNestedAttribute{
 		Optional: true, Sensitive: true, WriteOnly: true,
-		MarkdownDescription: "Authority of mount entries per entry path, with the field names of the Python SDK (the mount " +
-			"resources' write-only attributes without `_wo`), such as `{ data = { access_key_id = ..., secret_access_key = ... } }`. " +
-			"Write-only: never stored in state or shown in plans, and removed from every error message. A key that names no " +
-			"mount entry, or a field its type lacks, fails the plan. [Mount entries](#mount-entries).",
+		MarkdownDescription: "Secrets of mount entries per entry path, named as in the Python SDK (the mount resources' " +
+			"`*_wo` attributes without `_wo`): `{ data = { access_key_id = ..., secret_access_key = ... } }`. Write-only: " +
+			"never in state or plans, removed from errors. A key naming no mount entry, or a field its type lacks, fails " +
+			"the plan. [Mount entries](#mount-entries).",
 		NestedObject: schema.NestedAttributeObject{Attributes: nested},
 	}
 }
