@@ -294,3 +294,44 @@ variable "v" {
 	noLeaks(t, map[string]string{"access_key_id": srv.AccessKeyID, "secret_access_key": srv.SecretAccessKey,
 		"session_token": token}, places)
 }
+
+// TestAccDockerManifestMount_noFUSE: on a Docker workspace without the FUSE
+// grant a manifest's mount entry is a warning at plan (a destroy plan must
+// stay possible) and fails the apply before any entry is written; with the
+// grant it mounts, files read back by exec.
+func TestAccDockerManifestMount_noFUSE(t *testing.T) {
+	env := newDockerEnv(t)
+	srv := fidelityMountServer(t)
+	body := fmt.Sprintf(`
+resource "sandbox_manifest" "m" {
+  workspace_id  = sandbox_workspace.ws.id
+  manifest_json = %s
+  %s
+}
+`, hclString(`{"entries": {"notes.txt": {"type": "file", "content": "n"}, `+s3ManifestEntry(srv, "")+`}}`), s3ManifestCreds)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Factories,
+		TerraformVersionChecks:   requireTF111,
+		CheckDestroy:             env.checkGone,
+		Steps: []resource.TestStep{
+			{Config: dockerMountConfig(env, false, ""), ConfigVariables: s3Vars(srv)},
+			{
+				Config: dockerMountConfig(env, false, body), ConfigVariables: s3Vars(srv),
+				ExpectError: errRe("has no FUSE grant; an in-container rclone mount needs /dev/fuse and CAP_SYS_ADMIN: set fuse = true"),
+			},
+			{
+				Config: dockerMountConfig(env, false, ""), ConfigVariables: s3Vars(srv),
+				Check: env.expectSh("ls -A /workspace | grep -v '^.sandbox' | wc -l", "0"),
+			},
+			{
+				Config: dockerMountConfig(env, true, body), ConfigVariables: s3Vars(srv),
+				Check: resource.ComposeTestCheckFunc(
+					env.expectSh("cat /workspace/data/hello.txt /workspace/notes.txt", "hello from the bucket\nn"),
+					env.expectSh("grep -c ' /workspace/data fuse.rclone ro,' /proc/mounts", "1"),
+					resource.TestCheckResourceAttr("sandbox_manifest.m", "entries.data.mounted", "true"),
+				),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+		},
+	})
+}

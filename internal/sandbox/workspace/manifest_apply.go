@@ -18,11 +18,22 @@ import (
 // (SyncLocalDir) against the planned tree, or only created when it has no
 // src; a git_repo is fetched on the host and synchronised like a local_dir
 // (SyncGitRepo), its commit and tree recorded in the plan. Metadata (chgrp,
-// then chmod) follows each entry. It returns what was
+// then chmod) follows each entry; mount entries are mounted last
+// (applyMounts), after a check that the workspace can take them. It returns what was
 // applied (ManifestPlan.Expected). A host source changed since the plan
 // fails the apply naming it; entries applied before stay (every write is
 // atomic).
 func (w *Workspace) ApplyManifest(ctx context.Context, p *ManifestPlan) (ManifestResult, error) {
+	for _, pe := range p.Entries {
+		if pe.Mount == nil {
+			continue
+		}
+		// A workspace that cannot take a mount (no FUSE grant) fails
+		// before anything is written.
+		if _, err := w.eng.CheckMountWorkspace(ctx, w.ID, pe.Mount); err != nil {
+			return ManifestResult{}, &EntryError{Path: pe.Path, Type: pe.Entry.Type, Err: err}
+		}
+	}
 	for i := range p.Entries {
 		if p.Entries[i].Mount != nil {
 			continue // mounted below, once the directories they sit in exist
