@@ -97,6 +97,41 @@ func TestAccManifestMount_lifecycle(t *testing.T) {
 				),
 			},
 			{
+				// A changed entry is unmounted and mounted again as it now says.
+				Config:          manifestMountConfig(env, s3ManifestEntry(srv, `, "prefix": "dir"`), s3ManifestCreds),
+				ConfigVariables: s3Vars(srv),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("sandbox_manifest.m", plancheck.ResourceActionUpdate)},
+				},
+				Check: func(*terraform.State) error {
+					if err := expectFile(filepath.Join(mountDir(), "nested.txt"), fidelityMountFiles["dir/nested.txt"], 0o600); err != nil {
+						return err
+					}
+					if confs, _ := rcloneConfigs(t, env.base); len(confs) != 1 {
+						return fmt.Errorf("generated rclone configs after the remount: %v, want one", confs)
+					}
+					return nil
+				},
+			},
+			{
+				// The entry leaves the manifest: unmounted, its mount point
+				// removed, the rest kept.
+				Config: env.config(fmt.Sprintf(`
+resource "sandbox_manifest" "m" {
+  workspace_id  = sandbox_workspace.ws.id
+  manifest_json = %s
+}`, hclString(`{"entries": {"notes.txt": {"type": "file", "content": "n"}}}`))),
+				Check: func(*terraform.State) error {
+					if _, err := os.Lstat(mountDir()); !os.IsNotExist(err) {
+						return fmt.Errorf("the removed mount entry's directory survived: %w", err)
+					}
+					if pids := fakes3.RclonePIDs(mountDir()); len(pids) > 0 {
+						return fmt.Errorf("rclone processes %v outlived the entry", pids)
+					}
+					return expectFile(filepath.Join(env.wsRoot(), "notes.txt"), "n", 0o755)
+				},
+			},
+			{
 				Config: env.config(""),
 				Check: func(*terraform.State) error {
 					if ok, _, _ := fakes3.Mounted(mountDir()); ok {
