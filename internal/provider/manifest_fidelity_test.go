@@ -19,13 +19,15 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/docker/dockertest"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/testutil/fakes3"
 )
 
 // The fidelity suite: one tree declared twice, as a Python SDK manifest
 // applied by sandbox_manifest (workspace ws2) and as the equivalent
 // individual resources (workspace ws), must give the same paths, bytes,
 // modes and groups, and both must match what the Python SDK's Unix-local
-// sandbox makes of the manifest, recorded below.
+// sandbox makes of the manifest, recorded below. The tree includes an
+// s3_mount of the in-memory S3 server (manifest_fidelity_mount_test.go).
 
 var fidelityBlob = func() []byte { // every byte value: not UTF-8, so no File entry can carry it
 	b := make([]byte, 256)
@@ -58,8 +60,8 @@ func fidelitySources(e *testEnv) string {
 // with a group and children (one nested two levels below it), a dir three
 // levels deep, a binary local_file, a local_dir, an empty file with the
 // default permissions and a git_repo below an implicit parent.
-func fidelityManifest(src string) string {
-	return fmt.Sprintf(`{"entries": {
+func fidelityManifest(src string, srv *fakes3.Server) string {
+	return fmt.Sprintf(`{"entries": {%s
   "docs": {"type": "dir", "group": {"name": "1"}, "permissions": {"owner": 7, "group": 5, "other": 0}, "children": {
     "readme.md": {"type": "file", "content": %q, "permissions": {"owner": 6, "group": 4, "other": 0}},
     "guide/intro.md": {"type": "file", "content": %q}}},
@@ -68,12 +70,12 @@ func fidelityManifest(src string) string {
   "tree": {"type": "local_dir", "src": %q, "permissions": {"owner": 7, "group": 5, "other": 0}},
   "plain.txt": {"type": "file", "content": ""},
   "vendor/tools": {"type": "git_repo", "repo": "fixture/tools", "ref": "main", "permissions": {"owner": 7, "group": 5, "other": 0}}}}`,
-		fidelityReadme, fidelityIntro, filepath.Join(src, "blob.bin"), filepath.Join(src, "tree"))
+		fidelityMountEntry(srv), fidelityReadme, fidelityIntro, filepath.Join(src, "blob.bin"), filepath.Join(src, "tree"))
 }
 
 // fidelityResources declares the same tree with the individual resources.
-func fidelityResources(src, gitURL string) string {
-	return fmt.Sprintf(`
+func fidelityResources(src, gitURL string, srv *fakes3.Server) string {
+	return fidelityMountResource(srv) + fmt.Sprintf(`
 resource "sandbox_dir" "docs" {
   workspace_id = sandbox_workspace.ws.id
   path         = "docs"
@@ -133,10 +135,10 @@ resource "sandbox_git_repo" "tools" {
 // mode, and its subdirectories 0755; a git_repo checkout (git clone) has
 // the modes Git records, 0755 for executables, else 0644, and 0755
 // directories. One line per path: path, mode, gid, and the SHA-256 of
-// files.
-func fidelityWant() string {
+// files. umask is that of the mount helper (fidelityMountWant).
+func fidelityWant(umask os.FileMode) string {
 	sum := func(b string) string { return fmt.Sprintf("%x", sha256.Sum256([]byte(b))) }
-	return strings.Join([]string{
+	lines := append([]string{
 		"./bin drwxr-xr-x 0",
 		"./bin/blob.bin -rw------- 0 " + sum(string(fidelityBlob)),
 		"./deep drwxr-xr-x 0",
@@ -161,12 +163,14 @@ func fidelityWant() string {
 		"./vendor/tools/lib drwxr-xr-x 0",
 		"./vendor/tools/lib/deep drwxr-xr-x 0",
 		"./vendor/tools/lib/deep/x.txt -rw-r--r-- 0 " + sum("x\n"),
-	}, "\n")
+	}, fidelityMountWant(umask)...)
+	sort.Strings(lines)
+	return strings.Join(lines, "\n")
 }
 
 // fidelityConfig is the whole configuration; wsBlock is the body of both
 // workspaces, gitURL the clone URL of the git_repo entry.
-func fidelityConfig(e *testEnv, wsBlock, gitURL string) string {
+func fidelityConfig(e *testEnv, wsBlock, gitURL string, srv *fakes3.Server) string {
 	return fmt.Sprintf(`
 provider "sandbox" {
   local_base_dir    = %q
@@ -182,8 +186,10 @@ resource "sandbox_manifest" "m" {
   workspace_id  = sandbox_workspace.ws2.id
   manifest_json = %s
   git_urls      = { "vendor/tools" = %q }
+  %s
 }
-%s`, e.base, e.src, wsBlock, wsBlock, hclString(fidelityManifest(e.src)), gitURL, fidelityResources(e.src, gitURL))
+%s`, e.base, e.src, wsBlock, wsBlock, hclString(fidelityManifest(e.src, srv)), gitURL, fidelityMountCredentials,
+		fidelityResources(e.src, gitURL, srv))
 }
 
 // listFidelityTree lists a host directory in fidelityWant's form.
@@ -192,6 +198,9 @@ func listFidelityTree(root string) (string, error) {
 	err := filepath.WalkDir(root, func(p string, _ fs.DirEntry, err error) error {
 		if err != nil || p == root {
 			return err
+		}
+		if filepath.Base(p) == fidelityGenerated {
+			return filepath.SkipDir
 		}
 		fi, err := os.Lstat(p)
 		if err != nil {
@@ -214,14 +223,14 @@ func listFidelityTree(root string) (string, error) {
 }
 
 // listContainer lists the workspace root of a container in the same form.
-const listContainer = `cd /workspace && find . -mindepth 1 | LC_ALL=C sort | while read -r p; do
+const listContainer = `cd /workspace && find . -mindepth 1 -path ./` + fidelityGenerated + ` -prune -o -print | LC_ALL=C sort | while read -r p; do
   if [ -f "$p" ]; then echo "$p $(stat -c '%A %g' "$p") $(sha256sum < "$p" | cut -d' ' -f1)"; else echo "$p $(stat -c '%A %g' "$p")"; fi
 done`
 
 // checkFidelity compares both workspaces, listed by list, with fidelityWant.
-func checkFidelity(list func(s *terraform.State, ws string) (string, error)) resource.TestCheckFunc {
+func checkFidelity(umask os.FileMode, list func(s *terraform.State, ws string) (string, error)) resource.TestCheckFunc {
 	return func(s *terraform.State) error {
-		want := fidelityWant()
+		want := fidelityWant(umask)
 		for _, ws := range []string{"sandbox_workspace.ws", "sandbox_workspace.ws2"} {
 			got, err := list(s, ws)
 			if err != nil {
@@ -235,9 +244,11 @@ func checkFidelity(list func(s *terraform.State, ws string) (string, error)) res
 	}
 }
 
-func fidelitySteps(e *testEnv, wsBlock, gitURL string, list func(s *terraform.State, ws string) (string, error)) []resource.TestStep {
+func fidelitySteps(e *testEnv, wsBlock, gitURL string, srv *fakes3.Server, umask os.FileMode,
+	list func(s *terraform.State, ws string) (string, error), mountChecks resource.TestCheckFunc) []resource.TestStep {
 	return []resource.TestStep{{
-		Config: fidelityConfig(e, wsBlock, gitURL),
+		Config:          fidelityConfig(e, wsBlock, gitURL, srv),
+		ConfigVariables: s3Vars(srv),
 		ConfigPlanChecks: resource.ConfigPlanChecks{
 			PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectKnownValue("sandbox_local_dir.tree", tfjsonpath.New("file_permissions"), knownvalue.MapExact(map[string]knownvalue.Check{
@@ -246,39 +257,42 @@ func fidelitySteps(e *testEnv, wsBlock, gitURL string, list func(s *terraform.St
 			},
 			PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 		},
-		Check: checkFidelity(list),
+		Check: resource.ComposeTestCheckFunc(checkFidelity(umask, list), mountChecks),
 	}}
 }
 
 func TestAccManifestFidelity(t *testing.T) {
 	env := newTestEnv(t)
-	gitURL := fidelitySources(env)
+	gitURL, srv := fidelitySources(env), fidelityMountServer(t)
+	t.Cleanup(func() { fakes3.UnmountAllUnder(t, env.base) })
 	resource.Test(t, resource.TestCase{
 		TerraformVersionChecks:   requireTF111,
 		ProtoV6ProviderFactories: protoV6Factories,
-		Steps: fidelitySteps(env, "local {}", gitURL, func(s *terraform.State, ws string) (string, error) {
+		Steps: fidelitySteps(env, "local {}", gitURL, srv, testUmask, func(s *terraform.State, ws string) (string, error) {
 			root, err := rootOf(s, ws)
 			if err != nil {
 				return "", err
 			}
 			return listFidelityTree(root)
-		}),
+		}, localMountReadOnly(srv)),
 	})
 }
 
 func TestAccDockerManifestFidelity(t *testing.T) {
 	env := newDockerEnv(t)
-	gitURL := fidelitySources(env.testEnv)
-	block := fmt.Sprintf("docker {\n    image       = %q\n    pull_policy = \"never\"\n  }", dockertest.Image)
+	gitURL, srv := fidelitySources(env.testEnv), fidelityMountServer(t)
+	// The host network reaches the S3 server on 127.0.0.1; fuse lets rclone mount.
+	block := fmt.Sprintf("docker {\n    image        = %q\n    pull_policy  = \"never\"\n    network_mode = \"host\"\n    fuse         = true\n  }",
+		dockertest.Image)
 	resource.Test(t, resource.TestCase{
 		TerraformVersionChecks:   requireTF111,
 		ProtoV6ProviderFactories: protoV6Factories,
 		CheckDestroy:             env.checkGone,
-		Steps: fidelitySteps(env.testEnv, block, gitURL, func(s *terraform.State, ws string) (string, error) {
+		Steps: fidelitySteps(env.testEnv, block, gitURL, srv, 0o022, func(s *terraform.State, ws string) (string, error) {
 			id := s.RootModule().Resources[ws].Primary.Attributes["container_id"]
 			env.seen[id] = true
 			return sh(id, listContainer)
-		}),
+		}, dockerMountReadOnly(srv)),
 	})
 }
 

@@ -37,14 +37,17 @@ func (r *manifestResource) Metadata(_ context.Context, req resource.MetadataRequ
 func (r *manifestResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = manifestResourceSchema()
 	manifestGitAttributes(resp.Schema.Attributes)
+	manifestMountAttributes(resp.Schema.Attributes)
 }
 
 func manifestResourceSchema() schema.Schema {
 	return schema.Schema{
 		MarkdownDescription: "Applies a manifest written as the Python SDK's JSON (what the Python SDK's `Manifest.model_dump_json()` " +
 			"writes, or `data.sandbox_manifest.json`) to a workspace: its `dir` (nested children included), `file`, " +
-			"`local_file`, `local_dir` and `git_repo` entries, each followed by the Python SDK's chgrp and chmod, in the Python SDK's walk order. " +
-			"A `git_repo` is fetched on the host as `sandbox_git_repo` does, its commit resolved at plan time; mount entries are refused at plan time: they need their own resources until supported here. " +
+			"`local_file`, `local_dir` and `git_repo` entries, each followed by the Python SDK's chgrp and chmod, in the Python SDK's walk order, " +
+			"then its mount entries (`s3_mount`, `gcs_mount`, `r2_mount`, `azure_blob_mount`, `s3_files_mount`, `box_mount`), mounted as " +
+			"the mount resources mount them, their secrets in `mount_credentials_wo`. " +
+			"A `git_repo` is fetched on the host as `sandbox_git_repo` does, its commit resolved at plan time. " +
 			"A manifest's `environment`, `users`, `groups` and `extra_path_grants` fail the plan, naming the `sandbox_workspace` " +
 			"attribute that takes them; a `root` is a warning. [Workspace parts](#workspace-parts). Relative `src` values resolve against " +
 			"Terraform's working directory, confined as `sandbox_file.source`. Drift in any entry (content, mode, group, a " +
@@ -66,14 +69,16 @@ func manifestResourceSchema() schema.Schema {
 			"manifest_json": schema.StringAttribute{
 				Required: true,
 				MarkdownDescription: "The manifest as the Python SDK's JSON, e.g. `file(\"manifest.json\")`, validated at plan " +
-					"time with the Python SDK's messages (`Field required`, `manifest path must not escape root: <rel>`, ...). Only " +
-					"`dir`, `file`, `local_file`, `local_dir` and `git_repo` entries; at most 4 MiB and 5,000 entries. [Validation](#validation).",
+					"time with the Python SDK's messages (`Field required`, `manifest path must not escape root: <rel>`, ...). " +
+					"A mount entry's secret fields are refused here (they would be stored in state): give them in " +
+					"`mount_credentials_wo`. At most 4 MiB and 5,000 entries. [Validation](#validation).",
 				Validators: []validator.String{manifestJSONValidator{}},
 			},
 			"entries": schema.MapNestedAttribute{
 				Computed: true,
 				MarkdownDescription: "Per entry path (nested children under their joined path): `type`, `sha256` (content or tree " +
-					"digest; null for directories), `permissions` (four octal digits), `group` and, for `git_repo`, `commit`. Known at " +
+					"digest; null for directories), `permissions` (four octal digits), `group`, for `git_repo`, `commit` and, for a mount, " +
+					"`mounted`. Known at " +
 					"plan time (a checkout's digest once its commit was fetched) and refreshed from the workspace, so drift shows. " +
 					"[Digests](#digests-and-drift).",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
@@ -82,6 +87,8 @@ func manifestResourceSchema() schema.Schema {
 					"permissions": schema.StringAttribute{Computed: true, MarkdownDescription: "Mode, e.g. `0755`; null when the entry is missing."},
 					"group":       schema.StringAttribute{Computed: true, MarkdownDescription: "Group name, when the entry sets one."},
 					"commit":      schema.StringAttribute{Computed: true, MarkdownDescription: "A `git_repo`'s 40-hex commit, resolved at plan time; null for other types."},
+					"mounted": schema.BoolAttribute{Computed: true, MarkdownDescription: "For a mount entry, whether its mount is there and " +
+						"answering (false after it went away: the next apply mounts it again); null for other types."},
 				}},
 			},
 			"files": schema.MapAttribute{
@@ -102,12 +109,13 @@ func (r *manifestResource) Configure(_ context.Context, req resource.ConfigureRe
 // the plan, its result and the inputs it was planned with.
 func (r *manifestResource) planned(ctx context.Context, m, cfg *manifestResourceModel, private privateGetter) (*workspace.ManifestPlan, workspace.ManifestResult, workspace.ManifestInputs, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	man, _, err := parseManifest(m.ManifestJSON.ValueString())
+	man, checked, err := parseManifest(m.ManifestJSON.ValueString())
 	if err != nil {
 		addEngineAttributeError(&diags, path.Root("manifest_json"), "Cannot plan the manifest", err)
 		return nil, workspace.ManifestResult{}, workspace.ManifestInputs{}, diags
 	}
 	in, d := manifestInputs(ctx, man, m, cfg, private)
+	d.Append(mountInputs(ctx, &in, mountEntryTypes(checked), m, cfg, private)...)
 	if diags.Append(d...); diags.HasError() {
 		return nil, workspace.ManifestResult{}, in, diags
 	}
@@ -130,7 +138,7 @@ func (r *manifestResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	}
 	var cfg manifestResourceModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
-	if resp.Diagnostics.HasError() || !fullyKnown(cfg.GitCredentialsWO) {
+	if resp.Diagnostics.HasError() || !fullyKnown(cfg.GitCredentialsWO) || !fullyKnown(cfg.MountCredentialsWO) {
 		return // planned again at apply, when every value is known
 	}
 	plan, expected, in, diags := r.planned(ctx, &m, &cfg, req.Private)
@@ -138,6 +146,13 @@ func (r *manifestResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		return
 	}
 	ctx = maskManifestSecrets(ctx, in)
+	wsID := ""
+	if !m.WorkspaceID.IsUnknown() {
+		wsID = m.WorkspaceID.ValueString()
+	}
+	if r.checkManifestMounts(ctx, plan, wsID, &resp.Diagnostics); resp.Diagnostics.HasError() {
+		return
+	}
 	resp.Diagnostics.Append(m.setResult(expected)...)
 	if r.changes(ctx, req, &m) {
 		ws, err := r.eng.Open(ctx, m.WorkspaceID.ValueString())
@@ -188,6 +203,9 @@ func (r *manifestResource) apply(ctx context.Context, m, cfg *manifestResourceMo
 	ws, err := r.eng.Open(ctx, m.WorkspaceID.ValueString())
 	if err == nil {
 		_, err = ws.ApplyManifest(ctx, plan)
+		// What was mounted, even by a failed apply, is recorded so that a
+		// destroy unmounts it.
+		diags.Append(recordMountsApplied(ctx, private, plan)...)
 	}
 	if err != nil {
 		addEngineAttributeError(diags, manifestErrorPath(ctx, err, in, m), "Applying the manifest failed", err)
@@ -316,6 +334,11 @@ func (r *manifestResource) Delete(ctx context.Context, req resource.DeleteReques
 	_, plan, err := parseManifest(m.ManifestJSON.ValueString())
 	if err != nil {
 		addEngineError(&resp.Diagnostics, "Invalid manifest in state", err)
+		return
+	}
+	// Unmount first: removing the other entries never reaches into a mount.
+	if err := r.unmountRecorded(ctx, m.WorkspaceID.ValueString(), req.Private); err != nil {
+		addEngineError(&resp.Diagnostics, "Unmounting the manifest's mount entries failed", err)
 		return
 	}
 	files, d := r.written(ctx, req.Private, &m)

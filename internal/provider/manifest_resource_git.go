@@ -59,8 +59,9 @@ func manifestGitAttributes(attrs map[string]schema.Attribute) {
 	}
 	attrs["credentials_wo_version"] = schema.Int64Attribute{
 		Optional: true,
-		MarkdownDescription: "Any number; change it when `git_credentials_wo` changes. Credentials are only used to " +
-			"fetch; changing this alone applies the manifest again, copying nothing that is unchanged.",
+		MarkdownDescription: "Any number; change it when `git_credentials_wo` or `mount_credentials_wo` changes. Changing " +
+			"this alone applies the manifest again, copying nothing that is unchanged and mounting every mount entry again " +
+			"with the new credentials.",
 	}
 }
 
@@ -198,6 +199,7 @@ func keepCommits(ctx context.Context, m *manifestResourceModel, observed workspa
 		Permissions types.String `tfsdk:"permissions"`
 		Group       types.String `tfsdk:"group"`
 		Commit      types.String `tfsdk:"commit"`
+		Mounted     types.Bool   `tfsdk:"mounted"`
 	}
 	if d := m.Entries.ElementsAs(ctx, &prior, true); d.HasError() {
 		return

@@ -18,7 +18,7 @@ import (
 // manifestEntryResultType is the element type of sandbox_manifest.entries.
 var manifestEntryResultType = types.ObjectType{AttrTypes: map[string]attr.Type{
 	"type": types.StringType, "sha256": types.StringType, "permissions": types.StringType, "group": types.StringType,
-	"commit": types.StringType,
+	"commit": types.StringType, "mounted": types.BoolType,
 }}
 
 type manifestResourceModel struct {
@@ -30,6 +30,8 @@ type manifestResourceModel struct {
 	GitURLs          types.Map    `tfsdk:"git_urls"`
 	GitCredentialsWO types.Map    `tfsdk:"git_credentials_wo"`
 	CredsVersion     types.Int64  `tfsdk:"credentials_wo_version"`
+	// MountCredentialsWO is write-only: null except in the configuration.
+	MountCredentialsWO types.Map `tfsdk:"mount_credentials_wo"`
 }
 
 func nullIfEmpty(s string) types.String {
@@ -57,9 +59,13 @@ func (m *manifestResourceModel) setResult(r workspace.ManifestResult) diag.Diagn
 		if e.Type == "git_repo" && e.Commit == "" {
 			commit = types.StringUnknown() // an abbreviated commit only a fetch can find
 		}
+		mounted := types.BoolNull()
+		if e.IsMount {
+			mounted = types.BoolValue(e.Mounted)
+		}
 		obj, d := types.ObjectValue(manifestEntryResultType.AttrTypes, map[string]attr.Value{
 			"type": types.StringValue(e.Type), "sha256": sum,
-			"permissions": nullIfEmpty(e.Permissions), "group": nullIfEmpty(e.Group), "commit": commit,
+			"permissions": nullIfEmpty(e.Permissions), "group": nullIfEmpty(e.Group), "commit": commit, "mounted": mounted,
 		})
 		diags.Append(d...)
 		entries[p] = obj
@@ -138,7 +144,7 @@ func refusedManifestParts(m *manifest.Manifest) []string {
 type manifestJSONValidator struct{}
 
 func (manifestJSONValidator) Description(context.Context) string {
-	return "must be a Python SDK manifest whose entries are dir, file, local_file or local_dir with valid paths"
+	return "must be a Python SDK manifest with valid entry paths"
 }
 
 func (v manifestJSONValidator) MarkdownDescription(ctx context.Context) string {

@@ -321,20 +321,8 @@ func (r *mountResource) mountErrorPath(err error) (tfpath.Path, bool) {
 		return tfpath.Path{}, false
 	}
 	var names []string
-	for _, k := range []string{"credential_fields", "configuration_fields"} {
-		switch v := se.Context[k].(type) {
-		case []string:
-			names = append(names, v...)
-		case []any:
-			for _, x := range v {
-				if s, ok := x.(string); ok {
-					names = append(names, s)
-				}
-			}
-		}
-	}
-	if s, ok := se.Context["credential_field"].(string); ok {
-		names = append(names, s)
+	for _, k := range []string{"credential_fields", "configuration_fields", "credential_field"} {
+		names = append(names, contextNames(se.Context[k])...)
 	}
 	for _, n := range names {
 		if f, ok := r.kind.field(n); ok {

@@ -160,31 +160,15 @@ func TestAccMount_noSecretLeaks(t *testing.T) {
 	}
 	cli.env = append(cli.env, "TF_VAR_secrets={"+strings.Join(secretVars, ", ")+"}")
 
-	// A failed apply may leave mounts behind: destroy, then unmount
-	// whatever is still mounted below the test's directory.
 	applied := true
-	t.Cleanup(func() {
-		if applied {
-			cli.mustSucceed = false
-			cli.run("destroy.log", "destroy", "-auto-approve", "-input=false", "-var", "credentials_version=1")
-		}
-		fakes3.UnmountAllUnder(t, dir)
-	})
+	cli.cleanupMounts(dir, &applied, "-var", "credentials_version=1")
 	cli.run("apply.log", "apply", "-auto-approve", "-input=false", "-var", "credentials_version=1")
 
 	// Positive controls: the secrets reached the helper configs and the
 	// volume driver, so looking for them elsewhere is meaningful.
-	confs, _ := filepath.Glob(filepath.Join(base, "*", ".sandbox-rclone-config", "*", "*.conf"))
-	var confText bytes.Buffer
-	for _, c := range confs {
-		b, err := os.ReadFile(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		confText.Write(b)
-	}
+	confs, confText := rcloneConfigs(t, base)
 	for _, k := range []string{"s3_secret", "s3_token", "gcs_secret", "r2_secret"} {
-		if !strings.Contains(confText.String(), secrets[k]) {
+		if !strings.Contains(confText, secrets[k]) {
 			t.Errorf("positive control: %s is not in the generated rclone configs %v", k, confs)
 		}
 	}
@@ -212,17 +196,8 @@ func TestAccMount_noSecretLeaks(t *testing.T) {
 
 	places := map[string]string{"plan JSON": planJSON, "state JSON": stateJSON, "process arguments": procArgs,
 		"command output": cli.out.String()}
-	for _, f := range []string{"terraform.tfstate", "terraform.tfstate.backup", "apply.log", "plan.log", "show.log",
-		"show-state.log", "destroy.log"} {
-		b, err := os.ReadFile(filepath.Join(dir, f))
-		if err != nil {
-			t.Fatalf("reading %s: %v", f, err)
-		}
-		places[f] = string(b)
-	}
-	if !strings.Contains(places["apply.log"], "sandbox_s3_mount") || !strings.Contains(places["apply.log"], "TRACE") {
-		t.Fatalf("apply.log holds no trace of the provider: the log check would prove nothing")
-	}
+	cli.readPlaces(places, "sandbox_s3_mount", "terraform.tfstate", "terraform.tfstate.backup", "apply.log", "plan.log",
+		"show.log", "show-state.log", "destroy.log")
 	noLeaks(t, secrets, places)
 	if n := len(plugin.Names()); n != 0 {
 		t.Errorf("%d volumes survived destroy", n)

@@ -18,15 +18,32 @@ import (
 // (SyncLocalDir) against the planned tree, or only created when it has no
 // src; a git_repo is fetched on the host and synchronised like a local_dir
 // (SyncGitRepo), its commit and tree recorded in the plan. Metadata (chgrp,
-// then chmod) follows each entry. It returns what was
+// then chmod) follows each entry; mount entries are mounted last
+// (applyMounts), after a check that the workspace can take them. It returns what was
 // applied (ManifestPlan.Expected). A host source changed since the plan
 // fails the apply naming it; entries applied before stay (every write is
 // atomic).
 func (w *Workspace) ApplyManifest(ctx context.Context, p *ManifestPlan) (ManifestResult, error) {
+	for _, pe := range p.Entries {
+		if pe.Mount == nil {
+			continue
+		}
+		// A workspace that cannot take a mount (no FUSE grant) fails
+		// before anything is written.
+		if _, err := w.eng.CheckMountWorkspace(ctx, w.ID, pe.Mount); err != nil {
+			return ManifestResult{}, &EntryError{Path: pe.Path, Type: pe.Entry.Type, Err: err}
+		}
+	}
 	for i := range p.Entries {
+		if p.Entries[i].Mount != nil {
+			continue // mounted below, once the directories they sit in exist
+		}
 		if err := w.applyEntry(ctx, &p.Entries[i]); err != nil {
 			return ManifestResult{}, &EntryError{Path: p.Entries[i].Path, Type: p.Entries[i].Entry.Type, Err: err}
 		}
+	}
+	if err := w.applyMounts(ctx, p); err != nil {
+		return ManifestResult{}, err
 	}
 	return p.Expected(), nil
 }
@@ -65,6 +82,14 @@ func (w *Workspace) applyEntry(ctx context.Context, pe *PlannedEntry) error {
 func (w *Workspace) ReadManifest(ctx context.Context, p *ManifestPlan) (ManifestResult, error) {
 	r := ManifestResult{Entries: map[string]EntryResult{}, Files: map[string]string{}}
 	for _, pe := range p.Entries {
+		if pe.Mount != nil {
+			res, err := w.readMount(ctx, pe)
+			if err != nil {
+				return ManifestResult{}, err
+			}
+			r.Entries[pe.Path] = res
+			continue
+		}
 		res := EntryResult{Type: pe.Entry.Type}
 		isFile := pe.Entry.Type == "file" || pe.Entry.Type == "local_file"
 		st, err := w.Stat(ctx, pe.Path, isFile)
@@ -99,8 +124,8 @@ func (w *Workspace) ReadManifest(ctx context.Context, p *ManifestPlan) (Manifest
 	return r, nil
 }
 
-// RemoveManifest undoes a manifest in the workspace, removing only what it
-// wrote: the files listed in files (workspace-relative paths), then, in
+// RemoveManifest undoes a manifest in the workspace (its mounts unmounted
+// first with UnmountManifest), removing only what it wrote: the files listed in files (workspace-relative paths), then, in
 // reverse walk order, every directory the entries created, each only when
 // empty. Directories holding content the manifest did not write are left
 // in place; the returned warnings name them.
@@ -120,8 +145,8 @@ func (w *Workspace) RemoveManifest(ctx context.Context, entries []PlannedEntry, 
 	}
 	var dirs []string
 	for _, pe := range entries {
-		if t := pe.Entry.Type; t == "dir" || t == "local_dir" || t == "git_repo" {
-			dirs = append(dirs, pe.Path)
+		if t := pe.Entry.Type; t == "dir" || t == "local_dir" || t == "git_repo" || (pe.Mount != nil && pe.Mount.MountPath == nil) {
+			dirs = append(dirs, pe.Path) // a mount point, once unmounted (UnmountManifest), is an empty directory
 		}
 	}
 	for _, f := range rest {

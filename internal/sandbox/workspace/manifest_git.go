@@ -22,6 +22,14 @@ type ManifestInputs struct {
 	GitCredentials map[string]gitrepo.Credentials
 	// GitApplied is what the last apply checked out, by entry path.
 	GitApplied map[string]GitApplied
+	// MountCredentials are mount entries' secret fields (MountSecretFields)
+	// by entry path, then by the Python SDK's field name.
+	MountCredentials map[string]map[string]string
+	// MountApplied is what the last apply mounted, by entry path.
+	MountApplied map[string]MountApplied
+	// CredentialsVersion is the version of the credentials given; a mount
+	// made with another version is mounted again.
+	CredentialsVersion string
 }
 
 // GitApplied is one git_repo entry as the last apply checked it out.
@@ -100,6 +108,13 @@ func (in ManifestInputs) Secrets() []string {
 	var out []string
 	for _, c := range in.GitCredentials {
 		out = append(out, c.Secrets()...)
+	}
+	for _, c := range in.MountCredentials {
+		for _, v := range c {
+			if v != "" {
+				out = append(out, v)
+			}
+		}
 	}
 	return out
 }

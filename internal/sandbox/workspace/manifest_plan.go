@@ -10,10 +10,12 @@ import (
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/manifest"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/mount"
 )
 
 // ManifestEntryTypes are the entry types ApplyManifest materialises, sorted.
-var ManifestEntryTypes = []string{"dir", "file", "git_repo", "local_dir", "local_file"}
+var ManifestEntryTypes = []string{"azure_blob_mount", "box_mount", "dir", "file", "gcs_mount", "git_repo", "local_dir",
+	"local_file", "r2_mount", "s3_files_mount", "s3_mount"}
 
 // UnsupportedEntryError is a manifest entry whose type the provider does not
 // apply from a manifest (yet).
@@ -42,6 +44,14 @@ type PlannedEntry struct {
 	// Git is a git_repo entry's remote, ref and planned commit (nil for
 	// other types and before PlanManifestFrom).
 	Git *GitRepo
+	// Mount is a mount entry's mount, with its credentials once planned
+	// (nil for other types).
+	Mount *mount.Mount
+	// MountEntry is a mount entry's JSON (no authority in it); MountSession
+	// the session it is mounted with ("" until mounted), MountRemote the
+	// rclone remote its apply generated, MountVersion the credentials
+	// version it is planned with.
+	MountEntry, MountSession, MountRemote, MountVersion string
 }
 
 // CopiesTree reports whether the entry makes a directory holding exactly
@@ -80,6 +90,8 @@ func (p PlannedEntry) Source() string {
 // (depth-first, parents before children).
 type ManifestPlan struct {
 	Entries []PlannedEntry
+	// MountPrior is what the last apply mounted, by entry path.
+	MountPrior map[string]MountApplied
 }
 
 // CheckManifest validates a manifest without touching the host or a
@@ -119,12 +131,21 @@ func CheckManifest(m *manifest.Manifest) (*ManifestPlan, error) {
 				return nil, err
 			}
 		}
-		plan.Entries = append(plan.Entries, PlannedEntry{Path: ep.Path, Entry: ep.Entry})
+		pe := PlannedEntry{Path: ep.Path, Entry: ep.Entry}
+		if manifest.IsMountEntryType(t) {
+			if pe.Mount, err = checkMountEntry(ep.Path, ep.Entry); err != nil {
+				return nil, err
+			}
+		}
+		plan.Entries = append(plan.Entries, pe)
 	}
 	if err := checkPlannedEntries(plan.Entries); err != nil {
 		return nil, err
 	}
 	if err := checkFileKeys(m.Entries); err != nil {
+		return nil, err
+	}
+	if err := checkInsideMounts(plan.Entries); err != nil {
 		return nil, err
 	}
 	for _, c := range slices.Sorted(maps.Keys(copies)) {
@@ -158,8 +179,15 @@ func (e *Engine) PlanManifestFrom(ctx context.Context, m *manifest.Manifest, in 
 		return nil, err
 	}
 	host := e.HostSources()
+	plan.MountPrior = in.MountApplied
 	for i := range plan.Entries {
 		pe := &plan.Entries[i]
+		if pe.Mount != nil {
+			if err := planMount(pe, in); err != nil {
+				return nil, &EntryError{Path: pe.Path, Err: err}
+			}
+			continue
+		}
 		switch pe.Entry.Type {
 		case "file":
 			content, _ := pe.Entry.StringField("content")
@@ -203,6 +231,9 @@ type EntryResult struct {
 	// Commit is a git_repo entry's 40-hex commit ("" for other types, and
 	// while unknown).
 	Commit string
+	// IsMount is set for a mount entry; Mounted says whether its mount is
+	// there and answering.
+	IsMount, Mounted bool
 }
 
 // ManifestResult is a manifest's footprint: Entries by path and Files, the
@@ -220,6 +251,10 @@ type ManifestResult struct {
 func (p *ManifestPlan) Expected() ManifestResult {
 	r := ManifestResult{Entries: map[string]EntryResult{}, Files: map[string]string{}}
 	for _, pe := range p.Entries {
+		if pe.Mount != nil {
+			r.Entries[pe.Path] = EntryResult{Type: pe.Entry.Type, IsMount: true, Mounted: true}
+			continue
+		}
 		res := EntryResult{Type: pe.Entry.Type, SHA256: pe.SHA256, Permissions: pe.Entry.Permissions.ChmodArg()}
 		if pe.Entry.Group != nil {
 			res.Group = pe.Entry.Group.Name

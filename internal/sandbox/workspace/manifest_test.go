@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -119,7 +118,6 @@ func TestCheckManifestRefusals(t *testing.T) {
 	for _, tt := range []struct{ in, want string }{
 		{`{"entries": {"r": {"type": "git_repo", "repo": "o/r", "ref": "main", "subpath": "../x"}}}`, "git repo subpath must be a relative path inside the repository: ../x"},
 		{`{"entries": {"r": {"type": "git_repo", "repo": "o/r", "ref": "main"}, "r/f": {"type": "file", "content": ""}}}`, `"r/f" lies inside git_repo entry "r"`},
-		{`{"entries": {"m": {"type": "s3_mount", "bucket": "b", "mount_strategy": {"type": "in_container", "pattern": {"type": "rclone"}}}}}`, "type `s3_mount`, which sandbox_manifest does not apply yet: declare it with the resource sandbox_s3_mount"},
 		{`{"entries": {"a": {"type": "dir", "children": {"b": {"type": "file", "content": ""}}}, "a/b": {"type": "file", "content": ""}}}`, `"a/b" is given twice`},
 		{`{"entries": {"": {"type": "file", "content": ""}}}`, "names the workspace root"},
 		{`{"entries": {"s": {"type": "local_dir", "src": "x"}, "s/f": {"type": "file", "content": ""}}}`, `"s/f" lies inside local_dir entry "s"`},
@@ -135,10 +133,5 @@ func TestCheckManifestRefusals(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: %v, want %q", tt.in, err, tt.want)
 		}
-	}
-	var ue *UnsupportedEntryError
-	m, _ := manifest.Parse([]byte(`{"entries": {"m": {"type": "s3_mount", "bucket": "b", "mount_strategy": {"type": "in_container", "pattern": {"type": "rclone"}}}}}`))
-	if _, err := CheckManifest(m); !errors.As(err, &ue) || ue.Type != "s3_mount" {
-		t.Errorf("want UnsupportedEntryError, got %v", err)
 	}
 }
