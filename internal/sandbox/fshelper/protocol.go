@@ -64,7 +64,7 @@ const OpRun = "run"
 const (
 	OpVersion    = "version"    // prints Response{Version}
 	OpInit       = "init"       // mkdir -p root (0755), refusing a symlink or non-directory
-	OpStat       = "stat"       // Response.Info
+	OpStat       = "stat"       // Response.Info; arg "hash": also Response.SHA256 and Size of a regular file
 	OpMkdir      = "mkdir"      // arg: decimal fs.FileMode
 	OpChmod      = "chmod"      // arg: decimal fs.FileMode
 	OpChgrp      = "chgrp"      // arg: group name or decimal gid
@@ -81,7 +81,27 @@ const (
 	OpPersist    = "persist"    // arg: JSON list of excluded paths; the workspace tar on stdout (no Response), errors on stderr, exit 1
 	OpRead       = "read"       // arg: byte limit; the file's content on stdout (no Response), errors on stderr, exit 1
 	OpHydrate    = "hydrate"    // tar on stdin, extracted below the root; Response.Size = regular files written
+	OpMkEntry    = "mkentry"    // arg: EntryMeta JSON; a directory entry: parents 0755, rel, then its metadata (see EntryMeta)
 )
+
+// StatHash is OpStat's argument asking for the content digest too.
+const StatHash = "hash"
+
+// EntryMeta is the metadata of an entry applied by the helper in the same
+// process that makes it, as the Python SDK applies it after materialising
+// an entry: chown (Owner set) or chgrp (only Group set) first, then chmod
+// to Perm. An entry created by the operation is removed again when its
+// metadata cannot be applied. OpMkEntry takes it as JSON in its argument;
+// an OpWrite member carries it in the PAX record PAXMeta.
+type EntryMeta struct {
+	Perm  uint32 `json:"perm"`
+	Owner string `json:"owner,omitempty"`
+	Group string `json:"group,omitempty"`
+}
+
+// PAXMeta is the PAX record of an OpWrite member holding its EntryMeta as
+// JSON; absent, only the member mode is applied.
+const PAXMeta = "SANDBOX.meta"
 
 // ExecTokenEnv is the environment variable the Docker backend gives every
 // command it runs, with a value unique to that run. Children inherit it, so

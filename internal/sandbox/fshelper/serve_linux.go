@@ -76,8 +76,9 @@ func run(ctx context.Context, b *local.Backend, op, rel, arg string, stdin io.Re
 	case OpInit:
 		return Response{}, b.EnsureRoot(ctx)
 	case OpStat:
-		fi, err := b.Stat(ctx, rel)
-		return Response{Info: &fi}, err
+		return statOp(ctx, b, rel, arg)
+	case OpMkEntry:
+		return Response{}, mkEntry(ctx, b, rel, arg)
 	case OpMkdir, OpChmod:
 		m, err := parseMode(arg)
 		if err != nil {
@@ -148,6 +149,7 @@ func run(ctx context.Context, b *local.Backend, op, rel, arg string, stdin io.Re
 // local.Backend.WriteBatch, then drains r.
 func writeTar(ctx context.Context, b *local.Backend, r io.Reader) ([]backend.WriteResult, error) {
 	tr := tar.NewReader(r)
+	var metas []pendingMeta
 	written, err := b.WriteBatch(ctx, func() (local.BatchItem, error) {
 		hdr, err := tr.Next()
 		if err != nil {
@@ -157,9 +159,15 @@ func writeTar(ctx context.Context, b *local.Backend, r io.Reader) ([]backend.Wri
 			return local.BatchItem{}, fmt.Errorf("write %s: only regular files can be written (tar type %q)", hdr.Name, hdr.Typeflag)
 		}
 		perm := hdr.FileInfo().Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
+		if err := notePendingMeta(ctx, b, &metas, hdr); err != nil {
+			return local.BatchItem{}, err
+		}
 		return local.BatchItem{Rel: hdr.Name, Perm: perm, SHA256: hdr.PAXRecords[PAXSHA256], R: tr}, nil
 	})
 	_, _ = io.Copy(io.Discard, r)
+	if err == nil {
+		err = applyPendingMeta(ctx, b, metas)
+	}
 	if written == nil {
 		written = []backend.WriteResult{}
 	}
