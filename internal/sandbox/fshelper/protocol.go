@@ -37,6 +37,13 @@ const HelperName = "sandbox-fs-helper"
 // one per helper digest: <HelperDir>/<first 16 hex of sha256>/sandbox-fs-helper.
 const HelperDir = "/.sandbox-fs-helper"
 
+// DigestDir is where the helper keeps its digest cache in a container (see
+// package digestcache): beside the helper binaries, outside every workspace
+// root and every home directory, whatever the container's environment
+// says, so a refresh of a copied tree stats its files instead of reading
+// them, and what a plan writes is only this cache.
+const DigestDir = HelperDir + "/digests"
+
 // PAXSHA256 is the PAX record of an OpWrite tar member holding the expected
 // SHA-256 (hex) of its content; absent or empty skips the check.
 const PAXSHA256 = "SANDBOX.sha256"

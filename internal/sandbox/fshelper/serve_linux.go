@@ -10,12 +10,14 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/local"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/digestcache"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/snapshot"
 )
 
@@ -28,6 +30,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) >= 5 && args[0] == OpRun {
 		return runAs(args[1:], stderr)
 	}
+	pinDigestCache() // not for OpRun: its command gets only its own environment
 	if len(args) < 3 || !filepath.IsAbs(args[1]) {
 		fmt.Fprintf(stderr, "usage: %s <op> <absolute root> <rel> [arg]\n", HelperName)
 		return 2
@@ -54,6 +57,15 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 var errUsage = errors.New("usage error")
+
+// pinDigestCache puts the digest cache in DigestDir when the helper runs
+// from HelperDir (in a container); elsewhere (tests on the host) the
+// environment decides, as for the provider.
+func pinDigestCache() {
+	if exe, err := os.Executable(); err == nil && strings.HasPrefix(exe, HelperDir+"/") {
+		_ = os.Setenv(digestcache.Env, DigestDir)
+	}
+}
 
 func emit(stdout, stderr io.Writer, r Response) int {
 	if err := json.NewEncoder(stdout).Encode(r); err != nil {
