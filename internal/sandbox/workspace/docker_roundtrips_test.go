@@ -89,6 +89,20 @@ func TestDockerRoundTrips(t *testing.T) {
 			return err
 		}
 	}
+	// The workspace resource's refresh: open, describe, root owner, endpoints.
+	refreshWorkspace := func() error {
+		ws, err := eng.Open(ctx, w.ID)
+		if err == nil {
+			_, err = eng.DescribeDocker(ctx, ws)
+		}
+		if err == nil {
+			_, err = ws.RootOwner(ctx, "")
+		}
+		if err == nil {
+			_, err = eng.Endpoints(ctx, ws, nil)
+		}
+		return err
+	}
 	cases := []struct {
 		name    string
 		op      func() error
@@ -99,6 +113,7 @@ func TestDockerRoundTrips(t *testing.T) {
 		{"plan-time path check of a file (warm)", check(eng, "c.txt"), 3},
 		{"refresh one file (warm)", refresh(eng, "a.txt"), 3},
 		{"create one dir (warm)", dir(eng, "d/e"), 3},
+		{"refresh the workspace (first in the process: docker info once)", refreshWorkspace, 5},
 	}
 	for _, tc := range cases {
 		rt := measure(t, c, tc.op)
