@@ -101,6 +101,8 @@ const StatHash = "hash"
 // metadata cannot be applied. OpMkEntry takes it as JSON in its argument;
 // an OpWrite member carries it in the PAX record PAXMeta.
 type EntryMeta struct {
+	// Perm is an fs.FileMode (its permission, setuid, setgid and sticky
+	// bits), as the mode arguments of OpMkdir and OpChmod.
 	Perm  uint32 `json:"perm"`
 	Owner string `json:"owner,omitempty"`
 	Group string `json:"group,omitempty"`

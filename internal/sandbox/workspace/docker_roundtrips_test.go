@@ -2,6 +2,7 @@ package workspace_test
 
 import (
 	"context"
+	"io/fs"
 	"strings"
 	"testing"
 
@@ -161,6 +162,17 @@ func checkEffects(ctx context.Context, t *testing.T, eng *workspace.Engine, id s
 	if st, err = ws.Stat(ctx, "d", false); err != nil || st.Info.Perm.Perm() != 0o755 {
 		t.Fatalf("d: %+v %v", st, err)
 	}
+	if _, err := ws.WriteFile(ctx, "s.bin", strings.NewReader("x"), workspace.Meta{Perm: fs.ModeSetuid | 0o755}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := ws.ApplyDir(ctx, "sg", workspace.Meta{Perm: fs.ModeSetgid | fs.ModeSticky | 0o775}); err != nil {
+		t.Fatal(err)
+	}
+	// Stat shows the permission bits only; the special bits are read in the container.
+	res, err := ws.Exec(ctx, workspace.ExecRequest{Argv: []string{"stat", "-c", "%a %n", "s.bin", "sg"}})
+	if err != nil || string(res.Stdout) != "4755 s.bin\n3775 sg\n" {
+		t.Fatalf("special bits: %q %q %v", res.Stdout, res.Stderr, err)
+	}
 	if _, err := ws.WriteFile(ctx, "g.txt", strings.NewReader("x"), workspace.Meta{Perm: 0o600, Group: "no-such-group"}, ""); err == nil {
 		t.Fatal("a write with an unknown group succeeded")
 	}
@@ -172,7 +184,7 @@ func checkEffects(ctx context.Context, t *testing.T, eng *workspace.Engine, id s
 			t.Fatalf("%s left behind after its group failed: %+v %v", rel, st, err)
 		}
 	}
-	res, err := ws.Exec(ctx, workspace.ExecRequest{Argv: []string{"rm", "-rf", "/.sandbox-fs-helper"}})
+	res, err = ws.Exec(ctx, workspace.ExecRequest{Argv: []string{"rm", "-rf", "/.sandbox-fs-helper"}})
 	if err != nil || res.ExitCode != 0 {
 		t.Fatalf("removing the helper: %+v %v", res, err)
 	}

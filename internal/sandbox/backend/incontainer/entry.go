@@ -30,7 +30,7 @@ func (w *Workspace) StatHash(ctx context.Context, rel string) (backend.FileInfo,
 
 // entryMeta is the helper's form of an entry's metadata.
 func entryMeta(perm fs.FileMode, owner, group string) fshelper.EntryMeta {
-	return fshelper.EntryMeta{Perm: unixPerm(perm), Owner: owner, Group: group}
+	return fshelper.EntryMeta{Perm: uint32(perm), Owner: owner, Group: group}
 }
 
 // WriteFileMeta is WriteFile followed by the entry's metadata (chown when
