@@ -37,6 +37,13 @@ const HelperName = "sandbox-fs-helper"
 // one per helper digest: <HelperDir>/<first 16 hex of sha256>/sandbox-fs-helper.
 const HelperDir = "/.sandbox-fs-helper"
 
+// DigestDir is where the helper keeps its digest cache in a container (see
+// package digestcache): beside the helper binaries, outside every workspace
+// root and every home directory, whatever the container's environment
+// says, so a refresh of a copied tree stats its files instead of reading
+// them, and what a plan writes is only this cache.
+const DigestDir = HelperDir + "/digests"
+
 // PAXSHA256 is the PAX record of an OpWrite tar member holding the expected
 // SHA-256 (hex) of its content; absent or empty skips the check.
 const PAXSHA256 = "SANDBOX.sha256"
@@ -69,7 +76,7 @@ const OpRun = "run"
 const (
 	OpVersion    = "version"    // prints Response{Version}
 	OpInit       = "init"       // mkdir -p root (0755), refusing a symlink or non-directory
-	OpStat       = "stat"       // Response.Info
+	OpStat       = "stat"       // Response.Info; arg "hash": also Response.SHA256 and Size of a regular file
 	OpMkdir      = "mkdir"      // arg: decimal fs.FileMode
 	OpChmod      = "chmod"      // arg: decimal fs.FileMode
 	OpChgrp      = "chgrp"      // arg: group name or decimal gid
@@ -86,7 +93,29 @@ const (
 	OpPersist    = "persist"    // arg: JSON list of excluded paths; the workspace tar on stdout (no Response), errors on stderr, exit 1
 	OpRead       = "read"       // arg: byte limit; the file's content on stdout (no Response), errors on stderr, exit 1
 	OpHydrate    = "hydrate"    // tar on stdin, extracted below the root; Response.Size = regular files written
+	OpMkEntry    = "mkentry"    // arg: EntryMeta JSON; a directory entry: parents 0755, rel, then its metadata (see EntryMeta)
 )
+
+// StatHash is OpStat's argument asking for the content digest too.
+const StatHash = "hash"
+
+// EntryMeta is the metadata of an entry applied by the helper in the same
+// process that makes it, as the Python SDK applies it after materialising
+// an entry: chown (Owner set) or chgrp (only Group set) first, then chmod
+// to Perm. An entry created by the operation is removed again when its
+// metadata cannot be applied. OpMkEntry takes it as JSON in its argument;
+// an OpWrite member carries it in the PAX record PAXMeta.
+type EntryMeta struct {
+	// Perm is an fs.FileMode (its permission, setuid, setgid and sticky
+	// bits), as the mode arguments of OpMkdir and OpChmod.
+	Perm  uint32 `json:"perm"`
+	Owner string `json:"owner,omitempty"`
+	Group string `json:"group,omitempty"`
+}
+
+// PAXMeta is the PAX record of an OpWrite member holding its EntryMeta as
+// JSON; absent, only the member mode is applied.
+const PAXMeta = "SANDBOX.meta"
 
 // ExecTokenEnv is the environment variable the Docker backend gives every
 // command it runs, with a value unique to that run. Children inherit it, so

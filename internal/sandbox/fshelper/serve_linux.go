@@ -10,12 +10,14 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/local"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/digestcache"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/snapshot"
 )
 
@@ -28,6 +30,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) >= 5 && args[0] == OpRun {
 		return runAs(args[1:], stderr)
 	}
+	pinDigestCache() // not for OpRun: its command gets only its own environment
 	if len(args) < 3 || !filepath.IsAbs(args[1]) {
 		fmt.Fprintf(stderr, "usage: %s <op> <absolute root> <rel> [arg]\n", HelperName)
 		return 2
@@ -55,6 +58,15 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 var errUsage = errors.New("usage error")
 
+// pinDigestCache puts the digest cache in DigestDir when the helper runs
+// from HelperDir (in a container); elsewhere (tests on the host) the
+// environment decides, as for the provider.
+func pinDigestCache() {
+	if exe, err := os.Executable(); err == nil && strings.HasPrefix(exe, HelperDir+"/") {
+		_ = os.Setenv(digestcache.Env, DigestDir)
+	}
+}
+
 func emit(stdout, stderr io.Writer, r Response) int {
 	if err := json.NewEncoder(stdout).Encode(r); err != nil {
 		fmt.Fprintln(stderr, err)
@@ -76,8 +88,9 @@ func run(ctx context.Context, b *local.Backend, op, rel, arg string, stdin io.Re
 	case OpInit:
 		return Response{}, b.EnsureRoot(ctx)
 	case OpStat:
-		fi, err := b.Stat(ctx, rel)
-		return Response{Info: &fi}, err
+		return statOp(ctx, b, rel, arg)
+	case OpMkEntry:
+		return Response{}, mkEntry(ctx, b, rel, arg)
 	case OpMkdir, OpChmod:
 		m, err := parseMode(arg)
 		if err != nil {
@@ -148,6 +161,7 @@ func run(ctx context.Context, b *local.Backend, op, rel, arg string, stdin io.Re
 // local.Backend.WriteBatch, then drains r.
 func writeTar(ctx context.Context, b *local.Backend, r io.Reader) ([]backend.WriteResult, error) {
 	tr := tar.NewReader(r)
+	var metas []pendingMeta
 	written, err := b.WriteBatch(ctx, func() (local.BatchItem, error) {
 		hdr, err := tr.Next()
 		if err != nil {
@@ -157,10 +171,16 @@ func writeTar(ctx context.Context, b *local.Backend, r io.Reader) ([]backend.Wri
 			return local.BatchItem{}, fmt.Errorf("write %s: only regular files can be written (tar type %q)", hdr.Name, hdr.Typeflag)
 		}
 		perm := hdr.FileInfo().Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
+		if err := notePendingMeta(ctx, b, &metas, hdr); err != nil {
+			return local.BatchItem{}, err
+		}
 		return local.BatchItem{Rel: hdr.Name, Perm: perm, SHA256: hdr.PAXRecords[PAXSHA256], R: tr,
 			ReplaceEmptyDir: hdr.PAXRecords[PAXReplaceEmptyDir] == "1"}, nil
 	})
 	_, _ = io.Copy(io.Discard, r)
+	if err == nil {
+		err = applyPendingMeta(ctx, b, metas)
+	}
 	if written == nil {
 		written = []backend.WriteResult{}
 	}

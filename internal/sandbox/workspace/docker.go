@@ -159,7 +159,7 @@ func (d dockerDriver) open(ctx context.Context, ref Ref) (*Workspace, error) {
 		root = DefaultDockerRoot
 	}
 	return &Workspace{ID: DockerID(ref.UUID), UUID: ref.UUID, Kind: docker.Kind, Root: root, ContainerID: c.ID,
-		Running: c.Running, Paused: c.Paused, StartedAt: c.StartedAt, Backend: d.e.docker.Open(c.ID, root), drv: d, eng: d.e}, nil
+		Running: c.Running, Paused: c.Paused, StartedAt: c.StartedAt, Backend: d.e.docker.OpenFound(c), drv: d, eng: d.e}, nil
 }
 
 func (d dockerDriver) destroy(ctx context.Context, w *Workspace) error {
@@ -167,12 +167,21 @@ func (d dockerDriver) destroy(ctx context.Context, w *Workspace) error {
 }
 
 func (d dockerDriver) start(ctx context.Context, w *Workspace) error {
-	return d.e.docker.Open(w.ContainerID, w.Root).Start(ctx)
+	return d.backend(w).Start(ctx)
+}
+
+// backend is w's own Backend (which may still know the container from the
+// lookup that opened w), else a new one.
+func (d dockerDriver) backend(w *Workspace) *docker.Backend {
+	if b, ok := w.Backend.(*docker.Backend); ok && b.ContainerID() == w.ContainerID {
+		return b
+	}
+	return d.e.docker.Open(w.ContainerID, w.Root)
 }
 
 // endpoints are the bindings the daemon reports (design/sdk-model.md §6.2).
 func (d dockerDriver) endpoints(ctx context.Context, w *Workspace, ports []int) ([]sandbox.ExposedPortEndpoint, error) {
-	return d.e.docker.Open(w.ContainerID, w.Root).Endpoints(ctx, ports)
+	return d.backend(w).Endpoints(ctx, ports)
 }
 
 // setEnvironment does nothing: a container's environment is fixed when it
@@ -208,7 +217,7 @@ func parseDockerID(id, rest string) (Ref, error) {
 
 // secretEnvironment reads the container's write-only environment values.
 func (d dockerDriver) secretEnvironment(ctx context.Context, w *Workspace) ([]string, error) {
-	return d.e.docker.Open(w.ContainerID, w.Root).SecretEnvironment(ctx)
+	return d.backend(w).SecretEnvironment(ctx)
 }
 
 // CheckDockerRoot refuses a container root that would hold the provider's

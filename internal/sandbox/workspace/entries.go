@@ -103,7 +103,7 @@ type WriteResult = backend.WriteResult
 // Stat reports the state of rel in the workspace without following a final
 // symlink; hash asks for the content hash of a regular file.
 func (w *Workspace) Stat(ctx context.Context, rel string, hash bool) (EntryState, error) {
-	info, err := w.Backend.Stat(ctx, rel)
+	info, sum, size, hashed, err := w.statHash(ctx, rel, hash)
 	if errors.Is(err, backend.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		// A parent replaced by a file counts as missing, as a deletion.
 		return EntryState{}, nil
@@ -113,9 +113,10 @@ func (w *Workspace) Stat(ctx context.Context, rel string, hash bool) (EntryState
 	}
 	st := EntryState{Exists: true, Info: info, Size: info.Size}
 	if hash && info.IsRegular {
-		sum, size, err := w.Backend.HashFile(ctx, rel)
-		if err != nil {
-			return EntryState{}, err
+		if !hashed {
+			if sum, size, err = w.Backend.HashFile(ctx, rel); err != nil {
+				return EntryState{}, err
+			}
 		}
 		st.SHA256, st.Size = sum, size
 	}
@@ -126,6 +127,9 @@ func (w *Workspace) Stat(ctx context.Context, rel string, hash bool) (EntryState
 // ImplicitDirPerm) and applies its metadata, following the Python SDK's Dir
 // apply (design/sdk-model.md §2.3).
 func (w *Workspace) ApplyDir(ctx context.Context, rel string, m Meta) error {
+	if done, err := w.mkdirEntryMeta(ctx, rel, m); done {
+		return err
+	}
 	_, statErr := w.Backend.Stat(ctx, rel)
 	if err := mkdirEntry(ctx, w.Backend, rel, m.Perm); err != nil {
 		return err
@@ -176,6 +180,9 @@ func leftInPlace(abs string, n int) string {
 // wantSHA256 is set, content that hashes differently is refused before it
 // lands (an error wrapping ErrContentChanged).
 func (w *Workspace) WriteFile(ctx context.Context, rel string, r io.Reader, m Meta, wantSHA256 string) (WriteResult, error) {
+	if res, done, err := w.writeFileMeta(ctx, rel, r, m, wantSHA256); done {
+		return res, err
+	}
 	_, statErr := w.Backend.Stat(ctx, rel)
 	res, err := w.Backend.WriteFile(ctx, rel, r, m.Perm, wantSHA256)
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"path"
 	"sort"
@@ -283,10 +282,14 @@ func syncBatch(ctx context.Context, w *Workspace, bw backend.BatchWriter, host h
 	if err != nil {
 		return TreeSummary{}, err
 	}
+	prog := sandbox.StartProgress(ctx, "copy", src, int64(len(tree.Files)), summary.TotalBytes)
 	var todo []sandbox.TreeFile
 	for _, f := range tree.Files {
 		cur, ok := existing[f.Rel]
 		f.Perm = m.copiedPerm(f.Perm)
+		if ok && cur.SHA256 == f.SHA256 {
+			prog.Add(1, f.Size) // already there
+		}
 		switch {
 		case !ok || cur.SHA256 != f.SHA256:
 			todo = append(todo, f)
@@ -297,31 +300,15 @@ func syncBatch(ctx context.Context, w *Workspace, bw backend.BatchWriter, host h
 		}
 	}
 	if len(todo) > 0 {
-		if err := copyTreeBatch(ctx, bw, host, tree, rel, todo); err != nil {
+		if err := copyTreeBatch(ctx, bw, host, tree, rel, todo, prog); err != nil {
 			return TreeSummary{}, err
 		}
 	}
 	if err := applyMetaTree(ctx, w.Backend, rel, m, true); err != nil {
 		return TreeSummary{}, err
 	}
+	prog.Finish(true)
 	return summary, nil
-}
-
-// copyTreeBatch streams todo to a BatchWriter; each host file is reopened
-// by the pinned walk when its turn in the stream comes.
-func copyTreeBatch(ctx context.Context, bw backend.BatchWriter, host hostsource.Policy, tree sandbox.TreeDigest, rel string, todo []sandbox.TreeFile) error {
-	files := make([]backend.BatchFile, 0, len(todo))
-	for _, f := range todo {
-		files = append(files, backend.BatchFile{
-			Rel: joinRel(rel, f.Rel), Size: f.Size, Perm: f.Perm, SHA256: f.SHA256, ReplaceEmptyDir: true,
-			Open: func(ctx context.Context) (io.ReadCloser, error) { return host.OpenTreeFile(ctx, tree, f.Rel) },
-		})
-	}
-	_, err := bw.WriteFiles(ctx, files)
-	if errors.Is(err, backend.ErrContentChanged) {
-		return fmt.Errorf("a host file below %s changed while it was being copied: %w: %w", tree.Root, ErrSourceChanged, err)
-	}
-	return err
 }
 
 // describeChange names up to three paths that differ between two trees.

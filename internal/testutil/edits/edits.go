@@ -126,6 +126,14 @@ func CheckCache(t *testing.T, dir string, digests func() map[string]string) (cac
 	t.Helper()
 	cacheDir = t.TempDir()
 	t.Setenv(digestcache.Env, cacheDir)
+	CheckCacheIn(t, dir, cacheDir, digests)
+	return cacheDir
+}
+
+// CheckCacheIn is CheckCache for code whose cache lives in cacheDir
+// already (the file helper's, inside a container, seen from the host).
+func CheckCacheIn(t *testing.T, dir, cacheDir string, digests func() map[string]string) {
+	t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -150,5 +158,4 @@ func CheckCache(t *testing.T, dir string, digests func() map[string]string) (cac
 			t.Errorf("%s: digest %s after the edit, want the new content's", name, got[name])
 		}
 	}
-	return cacheDir
 }

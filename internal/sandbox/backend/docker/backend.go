@@ -17,8 +17,9 @@ const Kind = "docker"
 // `docker exec` of the file helper (see package incontainer).
 type Backend struct {
 	*incontainer.Workspace
-	d  *Daemon
-	id string
+	d    *Daemon
+	id   string
+	seen seenContainer
 }
 
 var (
@@ -42,6 +43,7 @@ func (b *Backend) Exists(ctx context.Context) (bool, error) {
 
 // Start starts a stopped container, or unpauses a paused one.
 func (b *Backend) Start(ctx context.Context) error {
+	defer b.changed()
 	c, ok, err := b.d.inspect(ctx, b.id)
 	if err != nil {
 		return err
@@ -69,7 +71,7 @@ func (b *Backend) Start(ctx context.Context) error {
 // StartedAt returns when the container was last started, as the daemon
 // reports it (RFC 3339 with nanoseconds), or "" when it cannot be read.
 func (b *Backend) StartedAt(ctx context.Context) string {
-	c, ok, err := b.d.inspect(ctx, b.id)
+	c, ok, err := b.inspect(ctx)
 	if err != nil || !ok || c.State == nil {
 		return ""
 	}

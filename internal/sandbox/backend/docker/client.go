@@ -30,6 +30,9 @@ type HostConfig struct {
 	CertPath string
 	// CAPEM, CertPEM and KeyPEM are PEM material used instead of CertPath.
 	CAPEM, CertPEM, KeyPEM string
+	// Requests, when set, counts every API request made to the daemon
+	// (tests and benchmarks); nil counts nothing.
+	Requests *RequestCounter
 }
 
 // ErrNoCA is wrapped when TLS material is given without a CA certificate:
@@ -163,6 +166,9 @@ func NewClient(c HostConfig) (*client.Client, error) {
 			client.WithHost(strings.Replace(r.host, "https://", "tcp://", 1)))
 	default:
 		opts = append(opts, client.WithHost(r.host))
+	}
+	if c.Requests != nil {
+		opts = append(opts, client.WithHTTPRequestHook(c.Requests.hook))
 	}
 	cli, err := client.New(opts...)
 	if err != nil {

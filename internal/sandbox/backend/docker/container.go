@@ -369,7 +369,7 @@ func (d *Daemon) inspect(ctx context.Context, id string) (container.InspectRespo
 // becomes 127.0.0.1; tls is false. A port without a binding is the Python SDK's
 // not_configured error; a non-numeric host port is an error naming it.
 func (b *Backend) Endpoints(ctx context.Context, ports []int) ([]sandbox.ExposedPortEndpoint, error) {
-	c, ok, err := b.d.inspect(ctx, b.id)
+	c, ok, err := b.inspect(ctx)
 	if err != nil {
 		return nil, err
 	}

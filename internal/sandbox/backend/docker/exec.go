@@ -25,6 +25,9 @@ type execSpec struct {
 	stdin   io.Reader // nil: no stdin
 	limit   int       // bytes kept per output stream; 0 keeps everything
 	out     io.Writer // when set, stdout streams here instead of into memory
+	// complete, when it accepts stdout, spares the exit code's round trip
+	// (see incontainer.Proc.Complete).
+	complete func([]byte) bool
 }
 
 // run executes spec in the container and waits for it: stdout and stderr
@@ -89,6 +92,9 @@ func (d *Daemon) run(ctx context.Context, containerID string, spec execSpec) (sa
 		return sandbox.ExecResult{}, fmt.Errorf("exec %s: reading output: %w", spec.argv[0], copyErr)
 	}
 	res := sandbox.ExecResult{Stdout: stdout.Bytes(), Stderr: stderr.Bytes()}
+	if spec.complete != nil && spec.out == nil && spec.complete(res.Stdout) {
+		return res, backend.CheckOutput(stdout, stderr)
+	}
 	for i := 0; ; i++ {
 		ins, err := cli.ExecInspect(ctx, created.ID, client.ExecInspectOptions{})
 		if err != nil {
@@ -120,7 +126,8 @@ var _ incontainer.Installer = containerRunner{}
 
 // Run implements incontainer.Runner.
 func (r containerRunner) Run(ctx context.Context, p incontainer.Proc) (sandbox.ExecResult, error) {
-	return r.d.run(ctx, r.id, execSpec{argv: p.Argv, user: p.User, workdir: p.WorkDir, env: p.Env, stdin: p.Stdin, limit: p.Limit, out: p.Out})
+	return r.d.run(ctx, r.id, execSpec{argv: p.Argv, user: p.User, workdir: p.WorkDir, env: p.Env, stdin: p.Stdin, limit: p.Limit, out: p.Out,
+		complete: p.Complete})
 }
 
 // Name implements incontainer.Runner.

@@ -33,7 +33,7 @@ func (b *Backend) explainBroken(ctx context.Context, h incontainer.Helper) strin
 				h.Machine, h.Path, info.Info.Architecture, HelperEnv)
 		}
 	}
-	if c, found, ierr := b.d.inspect(ctx, b.id); ierr == nil && found && c.HostConfig != nil &&
+	if c, found, ierr := b.inspect(ctx); ierr == nil && found && c.HostConfig != nil &&
 		c.HostConfig.PidsLimit != nil && *c.HostConfig.PidsLimit > 0 {
 		return fmt.Sprintf("the container's process limit (pids_limit = %d) is probably reached, so docker exec cannot start "+
 			"it; raise pids_limit, or run fewer processes at once in the container", *c.HostConfig.PidsLimit)

@@ -50,7 +50,7 @@ type Info struct {
 
 // Describe reads Info from the daemon.
 func (b *Backend) Describe(ctx context.Context) (Info, error) {
-	c, ok, err := b.d.inspect(ctx, b.id)
+	c, ok, err := b.inspect(ctx)
 	if err != nil {
 		return Info{}, err
 	}

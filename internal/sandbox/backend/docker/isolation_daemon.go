@@ -158,6 +158,7 @@ func (d *Daemon) CheckRuntime(ctx context.Context, name string) error {
 // UpdateLimits applies the limits Docker changes on a running container
 // (memory, memory plus swap, CPUs, processes), as `docker update` does.
 func (b *Backend) UpdateLimits(ctx context.Context, iso Isolation) error {
+	defer b.changed()
 	cli, err := b.d.api()
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
 )
 
@@ -18,6 +19,8 @@ type Found struct {
 	Running, Paused bool
 	// StartedAt is when it was last started (RFC 3339).
 	StartedAt string
+	// seen is the inspect that found it (see OpenFound).
+	seen *container.InspectResponse
 }
 
 // Lookup finds the container of workspace uuid on this daemon: the
@@ -38,7 +41,7 @@ func (d *Daemon) Lookup(ctx context.Context, uuid string) (Found, bool, error) {
 			return Found{}, false, err
 		}
 	}
-	f := Found{ID: c.ID}
+	f := Found{ID: c.ID, seen: &c}
 	if c.Config != nil {
 		f.Root = c.Config.Labels[LabelRoot]
 	}

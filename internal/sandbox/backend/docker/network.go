@@ -232,6 +232,7 @@ func readNetworking(c container.InspectResponse, primary bool) Networking {
 // exactly the networks of want (besides its network mode's), each with
 // its aliases: a network whose aliases changed is left and joined again.
 func (b *Backend) UpdateNetworks(ctx context.Context, want []Network) error {
+	defer b.changed()
 	c, ok, err := b.d.inspect(ctx, b.id)
 	if err != nil {
 		return err

@@ -11,7 +11,7 @@ import (
 // that they can be redacted from what commands run in the container print.
 // A container without the label, or that no longer exists, has none.
 func (b *Backend) SecretEnvironment(ctx context.Context) ([]string, error) {
-	c, ok, err := b.d.inspect(ctx, b.id)
+	c, ok, err := b.inspect(ctx)
 	if err != nil || !ok || c.Config == nil {
 		return nil, err
 	}

@@ -132,6 +132,16 @@ func (c *HelperCache) Forget(key string) {
 	c.mu.Unlock()
 }
 
+// remember records that the helper at p answers in the container key.
+func (c *HelperCache) remember(key, p string) {
+	c.mu.Lock()
+	if c.known == nil {
+		c.known = map[string]string{}
+	}
+	c.known[key] = p
+	c.mu.Unlock()
+}
+
 func (c *HelperCache) lookup(key string) (string, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -169,19 +179,14 @@ func (c *HelperCache) ensure(ctx context.Context, w *Workspace) (string, error) 
 			return "", w.helperBroken(ctx, h)
 		}
 	}
-	c.mu.Lock()
-	if c.known == nil {
-		c.known = map[string]string{}
-	}
-	c.known[w.key] = p
-	c.mu.Unlock()
+	c.remember(w.key, p)
 	return p, nil
 }
 
 // answers reports whether the helper at p runs; a stopped container is an
 // error wrapping backend.ErrStopped (nothing is installed into it).
 func answers(ctx context.Context, r Runner, p string) (bool, error) {
-	res, err := r.Run(ctx, Proc{Argv: []string{p, fshelper.OpVersion}, User: "0:0"})
+	res, err := r.Run(ctx, Proc{Argv: []string{p, fshelper.OpVersion}, User: "0:0", Complete: completeResponse})
 	if errors.Is(err, backend.ErrStopped) {
 		return false, err
 	}
@@ -233,6 +238,13 @@ func installByShell(ctx context.Context, r Runner, h Helper) error {
 		return fmt.Errorf("exit code %d: %s", res.ExitCode, strings.TrimSpace(string(res.Stderr)))
 	}
 	return nil
+}
+
+// completeResponse reports whether stdout is one whole helper Response,
+// which the helper prints only when it exits 0.
+func completeResponse(stdout []byte) bool {
+	var r fshelper.Response
+	return json.Unmarshal(stdout, &r) == nil
 }
 
 // helperCalls counts the helper operations run by this process.

@@ -24,6 +24,11 @@ type Proc struct {
 	Limit int
 	// Out, when set, receives stdout as it streams instead of memory.
 	Out io.Writer
+	// Complete, when set, says from the whole stdout (Out unset) that the
+	// process finished its work and exited 0 (a full file helper
+	// response), so a Runner for which the exit status costs one more
+	// round trip may skip reading it and report ExitCode 0.
+	Complete func(stdout []byte) bool
 }
 
 // Runner runs processes in one container.

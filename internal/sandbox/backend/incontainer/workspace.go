@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"strconv"
 
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/fshelper"
 )
@@ -50,18 +51,59 @@ func (w *Workspace) HelperPath(ctx context.Context) (string, error) {
 // backend sentinel.
 func (w *Workspace) helper(ctx context.Context, op, rel, arg string, stdin io.Reader) (fshelper.Response, error) {
 	helperCalls.Add(1)
+	if r, ok, err := w.helperFirst(ctx, op, rel, arg, stdin); ok {
+		return r, err
+	}
 	p, err := w.startedHelper(ctx, op)
 	if err != nil {
 		return fshelper.Response{}, err
 	}
+	res, err := w.r.Run(ctx, w.helperProc(p, op, rel, arg, stdin))
+	if err != nil {
+		return fshelper.Response{}, err
+	}
+	return w.response(op, rel, res)
+}
+
+// helperProc is the process of one helper operation.
+func (w *Workspace) helperProc(p, op, rel, arg string, stdin io.Reader) Proc {
 	argv := []string{p, op, w.root, rel}
 	if arg != "" {
 		argv = append(argv, arg)
 	}
-	res, err := w.r.Run(ctx, Proc{Argv: argv, User: "0:0", Stdin: stdin})
-	if err != nil {
-		return fshelper.Response{}, err
+	return Proc{Argv: argv, User: "0:0", Stdin: stdin, Complete: completeResponse}
+}
+
+// helperFirst runs an operation without stdin straight away when the cache
+// does not know the container yet, at the helper's path for this
+// provider's binary, instead of first asking that helper for its version:
+// a whole response proves it answers (ok, and the cache learns it). When
+// it does not answer, ok is false and nothing was done that the caller's
+// check, install and retry would not do again; an operation with stdin
+// (which cannot be sent twice) always takes that path.
+func (w *Workspace) helperFirst(ctx context.Context, op, rel, arg string, stdin io.Reader) (fshelper.Response, bool, error) {
+	if stdin != nil {
+		return fshelper.Response{}, false, nil
 	}
+	if _, known := w.cache.lookup(w.key); known {
+		return fshelper.Response{}, false, nil
+	}
+	h, err := FindHelper()
+	if err != nil {
+		return fshelper.Response{}, false, nil //nolint:nilerr // the regular path reports it
+	}
+	res, err := w.r.Run(ctx, w.helperProc(h.ContainerPath(), op, rel, arg, nil))
+	if err != nil || res.ExitCode != 0 || !completeResponse(res.Stdout) {
+		return fshelper.Response{}, false, nil //nolint:nilerr // the regular path checks, installs or starts, and reports
+	}
+	w.cache.remember(w.key, h.ContainerPath())
+	r, err := w.response(op, rel, res)
+	return r, true, err
+}
+
+// response decodes a helper's output; a Response error comes back as an
+// error wrapping the matching backend sentinel.
+func (w *Workspace) response(op, rel string, res sandbox.ExecResult) (fshelper.Response, error) {
 	var r fshelper.Response
 	if res.ExitCode != 0 || json.Unmarshal(res.Stdout, &r) != nil {
 		return fshelper.Response{}, fmt.Errorf("file helper %s %s in %s exited with code %d: %s",

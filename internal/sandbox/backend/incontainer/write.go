@@ -17,15 +17,20 @@ import (
 // known in advance, so the content is first spooled to a temporary host
 // file when r is not a file of known size.
 func (w *Workspace) WriteFile(ctx context.Context, rel string, r io.Reader, perm fs.FileMode, wantSHA256 string) (backend.WriteResult, error) {
+	return w.writeOne(ctx, rel, r, perm, wantSHA256, nil)
+}
+
+// writeOne is WriteFile with the PAX records pax added to the member.
+func (w *Workspace) writeOne(ctx context.Context, rel string, r io.Reader, perm fs.FileMode, wantSHA256 string, pax map[string]string) (backend.WriteResult, error) {
 	size, rc, cleanup, err := sized(r)
 	if err != nil {
 		return backend.WriteResult{}, err
 	}
 	defer cleanup()
-	res, err := w.WriteFiles(ctx, []backend.BatchFile{{
+	res, err := w.writeFiles(ctx, []backend.BatchFile{{
 		Rel: rel, Size: size, Perm: perm, SHA256: wantSHA256,
 		Open: func(context.Context) (io.ReadCloser, error) { return io.NopCloser(rc), nil },
-	}})
+	}}, pax)
 	if err != nil {
 		return backend.WriteResult{}, err
 	}
@@ -36,13 +41,18 @@ func (w *Workspace) WriteFile(ctx context.Context, rel string, r io.Reader, perm
 // backend.BatchWriter). Files are opened one after the other while the
 // stream is produced, so no content is ever held whole in memory.
 func (w *Workspace) WriteFiles(ctx context.Context, files []backend.BatchFile) ([]backend.WriteResult, error) {
+	return w.writeFiles(ctx, files, nil)
+}
+
+// writeFiles is WriteFiles with the PAX records pax added to every member.
+func (w *Workspace) writeFiles(ctx context.Context, files []backend.BatchFile, pax map[string]string) ([]backend.WriteResult, error) {
 	if len(files) == 0 {
 		return nil, nil
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	pr, pw := io.Pipe()
-	go func() { pw.CloseWithError(writeTar(ctx, pw, files)) }()
+	go func() { pw.CloseWithError(writeTar(ctx, pw, files, pax)) }()
 	r, err := w.helper(ctx, fshelper.OpWrite, ".", "", pr)
 	pr.Close()
 	if err != nil {
@@ -55,22 +65,25 @@ func (w *Workspace) WriteFiles(ctx context.Context, files []backend.BatchFile) (
 }
 
 // writeTar produces the OpWrite stream: one regular-file member per file,
-// with its mode and the expected SHA-256 as a PAX record.
-func writeTar(ctx context.Context, w io.Writer, files []backend.BatchFile) error {
+// with its mode, the expected SHA-256 and the records of pax as PAX records.
+func writeTar(ctx context.Context, w io.Writer, files []backend.BatchFile, pax map[string]string) error {
 	tw := tar.NewWriter(w)
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		hdr := &tar.Header{Typeflag: tar.TypeReg, Name: f.Rel, Mode: int64(unixPerm(f.Perm)), Size: f.Size, Format: tar.FormatPAX}
-		if f.SHA256 != "" || f.ReplaceEmptyDir {
+		if f.SHA256 != "" || f.ReplaceEmptyDir || len(pax) > 0 {
 			hdr.PAXRecords = map[string]string{}
-		}
-		if f.SHA256 != "" {
-			hdr.PAXRecords[fshelper.PAXSHA256] = f.SHA256
-		}
-		if f.ReplaceEmptyDir {
-			hdr.PAXRecords[fshelper.PAXReplaceEmptyDir] = "1"
+			for k, v := range pax {
+				hdr.PAXRecords[k] = v
+			}
+			if f.SHA256 != "" {
+				hdr.PAXRecords[fshelper.PAXSHA256] = f.SHA256
+			}
+			if f.ReplaceEmptyDir {
+				hdr.PAXRecords[fshelper.PAXReplaceEmptyDir] = "1"
+			}
 		}
 		rc, err := f.Open(ctx)
 		if err != nil {
