@@ -6,7 +6,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
@@ -46,22 +45,36 @@ func sizeBytes(s string) (int64, error) {
 	return workspace.ParseDockerSize(s)
 }
 
-// planKeepsEndpoints keeps endpoints known when the plan, once its
-// respelled sizes kept their prior values, changes nothing: the framework
-// marks computed attributes unknown before the plan modifiers run.
+// planKeepsEndpoints keeps endpoints known when the workspace keeps its
+// ports: an update in place (a container's limits, a local
+// workspace's environment) that neither replaces nor starts it, with the
+// same exposed_ports and networks. The framework marks every computed attribute unknown
+// on an update before the plan modifiers run, which showed endpoints as
+// "known after apply" though the apply cannot change them.
 func planKeepsEndpoints(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.State.Raw.IsNull() || resp.Plan.Raw.IsNull() {
+	if req.State.Raw.IsNull() || resp.Plan.Raw.IsNull() || len(resp.RequiresReplace) > 0 {
 		return
 	}
-	var planned, prior types.List
+	var planned, prior, plannedPorts, priorPorts types.List
+	var running, wasRunning types.Bool
 	resp.Diagnostics.Append(resp.Plan.GetAttribute(ctx, path.Root("endpoints"), &planned)...)
 	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("endpoints"), &prior)...)
-	if resp.Diagnostics.HasError() || !planned.IsUnknown() || prior.IsUnknown() {
+	resp.Diagnostics.Append(resp.Plan.GetAttribute(ctx, path.Root("exposed_ports"), &plannedPorts)...)
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("exposed_ports"), &priorPorts)...)
+	resp.Diagnostics.Append(resp.Plan.GetAttribute(ctx, path.Root("running"), &running)...)
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("running"), &wasRunning)...)
+	if resp.Diagnostics.HasError() || !planned.IsUnknown() || prior.IsUnknown() ||
+		!plannedPorts.Equal(priorPorts) || !running.Equal(wasRunning) {
 		return
 	}
-	trial := tfsdk.Plan{Schema: resp.Plan.Schema, Raw: resp.Plan.Raw.Copy()}
-	if trial.SetAttribute(ctx, path.Root("endpoints"), prior).HasError() || !trial.Raw.Equal(req.State.Raw) {
+	// Connecting or disconnecting a network republishes a container's
+	// ports on new host ports.
+	var networks, priorNetworks types.List
+	if d := resp.Plan.GetAttribute(ctx, networksPath, &networks); d.HasError() {
 		return
 	}
-	resp.Plan = trial
+	if d := req.State.GetAttribute(ctx, networksPath, &priorNetworks); d.HasError() || !networks.Equal(priorNetworks) {
+		return
+	}
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("endpoints"), prior)...)
 }
