@@ -110,6 +110,7 @@ func (b *Backend) writeBatch(ctx context.Context, next func() (BatchItem, error)
 		if err := p.commit(ctx); err != nil {
 			return nil, err
 		}
+		b.note(p.rel, p.written)
 	}
 	return s.results, nil
 }

@@ -76,6 +76,9 @@ type staged struct {
 	tmp  string
 	base string
 	rel  string
+	// written is the stamp of the content (see writtenStamp), nil when
+	// its filesystem's times are coarse.
+	written *writtenFile
 }
 
 // stage creates the temporary file of base below the directory pfd,
@@ -92,6 +95,7 @@ func stage(ctx context.Context, pfd *fd, rel, base string, it BatchItem) (*stage
 		s.abort()
 		return nil, backend.WriteResult{}, err
 	}
+	s.written = writtenStamp(int(f.Fd()), res.SHA256)
 	return s, res, nil
 }
 
@@ -105,13 +109,27 @@ func fill(ctx context.Context, f *os.File, rel string, it BatchItem) (backend.Wr
 	}
 	sum := hex.EncodeToString(h.Sum(nil))
 	if it.SHA256 != "" && !strings.EqualFold(it.SHA256, sum) {
-		return backend.WriteResult{}, fmt.Errorf("write %s: content has SHA-256 %s, planned %s: %w", rel, sum, strings.ToLower(it.SHA256), backend.ErrContentChanged)
+		return backend.WriteResult{}, &ContentChangedError{Rel: rel, SHA256: sum, Planned: strings.ToLower(it.SHA256)}
 	}
 	if err := unix.Fchmod(int(f.Fd()), unixMode(it.Perm)); err != nil {
 		return backend.WriteResult{}, &fs.PathError{Op: "chmod", Path: rel, Err: err}
 	}
 	return backend.WriteResult{Size: n, SHA256: sum}, nil
 }
+
+// ContentChangedError is a write refused because its content does not
+// have the planned SHA-256; it wraps backend.ErrContentChanged.
+type ContentChangedError struct {
+	// Rel is the workspace-relative target; SHA256 is what the content
+	// hashed to, Planned what it had to.
+	Rel, SHA256, Planned string
+}
+
+func (e *ContentChangedError) Error() string {
+	return fmt.Sprintf("write %s: content has SHA-256 %s, planned %s: %v", e.Rel, e.SHA256, e.Planned, backend.ErrContentChanged)
+}
+
+func (e *ContentChangedError) Unwrap() error { return backend.ErrContentChanged }
 
 // release closes the temporary file (dropping its lock) but keeps it for a
 // later rename: a batch stages far more files than it may keep open.
