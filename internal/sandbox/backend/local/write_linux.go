@@ -103,7 +103,7 @@ func stage(ctx context.Context, pfd *fd, rel, base string, it BatchItem) (*stage
 // mode.
 func fill(ctx context.Context, f *os.File, rel string, it BatchItem) (backend.WriteResult, error) {
 	h := sha256.New()
-	n, err := sandbox.CopyChunks(ctx, io.MultiWriter(f, h), it.R)
+	n, err := sandbox.CopyChunks(ctx, &hashingFile{f: f, h: h}, it.R)
 	if err != nil {
 		return backend.WriteResult{}, fmt.Errorf("write %s: %w", rel, err)
 	}
