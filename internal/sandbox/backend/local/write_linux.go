@@ -117,20 +117,6 @@ func fill(ctx context.Context, f *os.File, rel string, it BatchItem) (backend.Wr
 	return backend.WriteResult{Size: n, SHA256: sum}, nil
 }
 
-// ContentChangedError is a write refused because its content does not
-// have the planned SHA-256; it wraps backend.ErrContentChanged.
-type ContentChangedError struct {
-	// Rel is the workspace-relative target; SHA256 is what the content
-	// hashed to, Planned what it had to.
-	Rel, SHA256, Planned string
-}
-
-func (e *ContentChangedError) Error() string {
-	return fmt.Sprintf("write %s: content has SHA-256 %s, planned %s: %v", e.Rel, e.SHA256, e.Planned, backend.ErrContentChanged)
-}
-
-func (e *ContentChangedError) Unwrap() error { return backend.ErrContentChanged }
-
 // release closes the temporary file (dropping its lock) but keeps it for a
 // later rename: a batch stages far more files than it may keep open.
 func (s *staged) release() error {
