@@ -5,22 +5,23 @@ import (
 	"strings"
 )
 
-// frameworkLogLevel is the variable that sets the plugin framework's own log
-// level (its "framework" subsystem).
-const frameworkLogLevel = "TF_LOG_SDK_FRAMEWORK"
+// sdkLogLevels are the variables that set the log levels of the plugin
+// framework's own lines (its "framework" subsystem) and of the protocol
+// layer's (terraform-plugin-go's "proto" subsystem, a trace line or more
+// per request).
+var sdkLogLevels = []string{"TF_LOG_SDK_FRAMEWORK", "TF_LOG_SDK_PROTO"}
 
-// limitFrameworkLogs sets the framework's log level to the level Terraform
+// limitFrameworkLogs sets the SDK's log levels to the level Terraform
 // shows provider logs at (TF_LOG_PROVIDER, else TF_LOG; off when neither is
-// set), unless the user set TF_LOG_SDK_FRAMEWORK. Terraform drops provider
+// set), each unless the user set it. Terraform drops provider
 // log lines below that level anyway, so nothing visible changes; but the
 // framework writes one trace line per value of every plan and state it
 // walks, and each such line looks up its logger through a context that grows
 // by one layer per value, so a 10,000-element map costs seconds of CPU per
-// call when trace lines are built only to be dropped.
+// call when trace lines are built only to be dropped. The protocol layer's
+// trace lines cost about a tenth of the provider's CPU in a plan of many
+// small resources.
 func limitFrameworkLogs() {
-	if os.Getenv(frameworkLogLevel) != "" {
-		return
-	}
 	level := os.Getenv("TF_LOG_PROVIDER")
 	if level == "" {
 		level = os.Getenv("TF_LOG")
@@ -31,5 +32,9 @@ func limitFrameworkLogs() {
 	case "JSON":
 		level = "TRACE"
 	}
-	_ = os.Setenv(frameworkLogLevel, level)
+	for _, v := range sdkLogLevels {
+		if os.Getenv(v) == "" {
+			_ = os.Setenv(v, level)
+		}
+	}
 }

@@ -55,6 +55,10 @@ type entry struct {
 	HashedAt int64 `json:"h"`
 	// Value is the digest, in the caller's encoding.
 	Value string `json:"v"`
+	// Written marks the digest of content this provider wrote itself, with
+	// the stat taken after its last change on a filesystem with
+	// fine-grained change times (see StoreWritten): not racy.
+	Written bool `json:"w,omitempty"`
 }
 
 type file struct {
@@ -134,7 +138,7 @@ func (s *Set) Lookup(name string, st Stat) (string, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e, ok := s.old[name]
-	if !ok || e.Stat != st || racy(e) {
+	if !ok || e.Stat != st || (!e.Written && racy(e)) {
 		return "", false
 	}
 	s.seen[name] = e

@@ -194,6 +194,7 @@ func (w *Workspace) WriteFile(ctx context.Context, rel string, r io.Reader, m Me
 		}
 		return res, err
 	}
+	rememberWritten(ctx, w.Backend, rel)
 	return res, nil
 }
 

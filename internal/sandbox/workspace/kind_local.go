@@ -32,7 +32,7 @@ func (e *Engine) CreateLocal(ctx context.Context, spec LocalSpec) (*Workspace, e
 	if err := e.CheckNewLocalRoot(root); err != nil {
 		return nil, err
 	}
-	b := local.New(root)
+	b := local.New(root).KeepDigests()
 	if err := b.Create(ctx); err != nil {
 		return nil, err
 	}
@@ -70,7 +70,7 @@ func localRootOwner([]sandbox.User) string { return local.OwnUser() }
 type localDriver struct{ e *Engine }
 
 func (d localDriver) open(ctx context.Context, ref Ref) (*Workspace, error) {
-	b := local.New(ref.Root)
+	b := local.New(ref.Root).KeepDigests()
 	ok, err := b.Exists(ctx)
 	if err != nil {
 		return nil, err

@@ -2,10 +2,8 @@ package workspace
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
+	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"io/fs"
 	"sort"
@@ -59,8 +57,9 @@ func syncVisitBatch(ctx context.Context, w *Workspace, lb localBatcher, host hos
 				return err
 			}
 			vi := visitItem{done: make(chan struct{})}
-			vi.it = local.BatchItem{Rel: dst, Perm: perm, ReplaceEmptyDir: true,
-				R: &plannedReader{r: prog.Reader(v.File), h: sha256.New(), want: want, rel: v.Rel}}
+			// The batch hashes what it writes and refuses what differs
+			// from the plan.
+			vi.it = local.BatchItem{Rel: dst, Perm: perm, SHA256: want, ReplaceEmptyDir: true, R: prog.Reader(v.File)}
 			select {
 			case items <- vi:
 			case <-bctx.Done():
@@ -98,6 +97,10 @@ func syncVisitBatch(ctx context.Context, w *Workspace, lb localBatcher, host hos
 	if prev != nil {
 		close(prev)
 	}
+	var changed *local.ContentChangedError
+	if errors.As(err, &changed) {
+		err = fmt.Errorf("%s changed after the plan: %w: %w", strings.TrimPrefix(changed.Rel, rel+"/"), ErrSourceChanged, err)
+	}
 	cancel()
 	for range items { //nolint:revive // drain until the walk has stopped
 	}
@@ -107,6 +110,7 @@ func syncVisitBatch(ctx context.Context, w *Workspace, lb localBatcher, host hos
 	if err := applyMetaTree(ctx, w.Backend, rel, m, true); err != nil {
 		return TreeSummary{}, err
 	}
+	rememberWritten(ctx, w.Backend, rel)
 	prog.Finish(true)
 	return *planned, nil
 }
@@ -166,21 +170,4 @@ func (p *visitPlan) missing() error {
 	}
 	sort.Strings(missing)
 	return fmt.Errorf("host source directory %s changed between plan and apply (removed %s): %w", p.src, strings.Join(missing, ", "), ErrSourceChanged)
-}
-
-// plannedReader hashes what it reads and, at the end, fails unless the
-// bytes have the planned SHA-256.
-type plannedReader struct {
-	r         io.Reader
-	h         hash.Hash
-	want, rel string
-}
-
-func (p *plannedReader) Read(b []byte) (int, error) {
-	n, err := p.r.Read(b)
-	p.h.Write(b[:n])
-	if err == io.EOF && !strings.EqualFold(hex.EncodeToString(p.h.Sum(nil)), p.want) {
-		return n, fmt.Errorf("%s changed after the plan: %w: %w", p.rel, ErrSourceChanged, backend.ErrContentChanged)
-	}
-	return n, err
 }

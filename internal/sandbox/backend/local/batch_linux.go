@@ -18,18 +18,6 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 )
 
-// BatchItem is one file of a WriteBatch: the workspace-relative path, the
-// permission bits it gets, the SHA-256 (hex) its content must have ("" to
-// skip the check) and the content, read once to EOF.
-type BatchItem struct {
-	Rel    string
-	Perm   fs.FileMode
-	SHA256 string
-	R      io.Reader
-	// ReplaceEmptyDir is backend.BatchFile.ReplaceEmptyDir.
-	ReplaceEmptyDir bool
-}
-
 // batchWorkers is how many files of a batch are staged at once. Creating a
 // file costs far more than copying a small one, so small files (up to one
 // chunk) are read from the stream into a pooled chunk and written by
@@ -112,6 +100,7 @@ func (b *Backend) writeBatch(ctx context.Context, next func() (BatchItem, error)
 		if err := p.commit(ctx); err != nil {
 			return nil, err
 		}
+		b.note(p.rel, p.written)
 	}
 	return s.results, nil
 }

@@ -33,6 +33,9 @@ const Kind = "local"
 // root that is removed and re-created is picked up by the next call.
 type Backend struct {
 	root string
+	// written, when set (KeepDigests), remembers the files this backend
+	// wrote until RememberWritten records them in the digest cache.
+	written *writtenFiles
 }
 
 var _ backend.Backend = (*Backend)(nil)
@@ -45,6 +48,16 @@ func New(root string) *Backend {
 		root = abs
 	}
 	return &Backend{root: filepath.Clean(root)}
+}
+
+// KeepDigests makes b a workspace on the provider's own host: HashFile
+// caches the digest of each file (package digestcache), and the digests of
+// files b writes are recorded there by RememberWritten, so the next plan
+// stats them instead of reading them. A helper inside a container leaves it
+// off, so that nothing is cached inside the container.
+func (b *Backend) KeepDigests() *Backend {
+	b.written = &writtenFiles{m: map[string]writtenFile{}}
+	return b
 }
 
 // Kind returns "local".

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -152,6 +153,7 @@ func (b *Backend) HashFile(ctx context.Context, rel string) (string, int64, erro
 	if err != nil {
 		return "", 0, err
 	}
+	start := time.Now().UnixNano()
 	raw, err := b.open("hash", rel, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK)
 	if err != nil {
 		return "", 0, err
@@ -161,7 +163,10 @@ func (b *Backend) HashFile(ctx context.Context, rel string) (string, int64, erro
 		return "", 0, err
 	}
 	defer f.Close()
-	return hashStream(ctx, f)
+	if b.written == nil {
+		return hashStream(ctx, f)
+	}
+	return b.hashCached(ctx, f, rel, start)
 }
 
 // regularFile checks that f (opened O_NONBLOCK) is a regular file, clears

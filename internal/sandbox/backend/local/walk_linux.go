@@ -54,6 +54,11 @@ type walker struct {
 	ctx     context.Context
 	digests *digestcache.Set
 	out     []backend.TreeFile
+	// written, when set, makes the walk record the files this backend
+	// wrote (RememberWritten): it returns the digest of the write of the
+	// tree-relative name when key still matches it. Files neither written
+	// nor cached are then skipped, never hashed.
+	written func(name string, key digestcache.Stat) (string, bool)
 }
 
 // walkDir appends the files below d (tree-relative prefix prefix) to w.out
@@ -108,6 +113,12 @@ func (w *walker) walkDir(d *os.File, prefix string) error {
 			if sum, ok := w.digests.Lookup(rel, key); ok {
 				*out = append(*out, backend.TreeFile{Rel: rel, Size: key.Size, SHA256: sum, Perm: fs.FileMode(st.Mode & 0o777),
 					Uid: int(st.Uid), Gid: int(st.Gid)})
+				continue
+			}
+			if w.written != nil {
+				if sum, ok := w.written(rel, key); ok {
+					w.digests.StoreWritten(rel, key, sum)
+				}
 				continue
 			}
 			raw, err := dir.openAt(name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)

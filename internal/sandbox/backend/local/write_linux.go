@@ -76,6 +76,9 @@ type staged struct {
 	tmp  string
 	base string
 	rel  string
+	// written is the stamp of the content (see writtenStamp), nil when
+	// its filesystem's times are coarse.
+	written *writtenFile
 }
 
 // stage creates the temporary file of base below the directory pfd,
@@ -92,6 +95,7 @@ func stage(ctx context.Context, pfd *fd, rel, base string, it BatchItem) (*stage
 		s.abort()
 		return nil, backend.WriteResult{}, err
 	}
+	s.written = writtenStamp(int(f.Fd()), res.SHA256)
 	return s, res, nil
 }
 
@@ -99,13 +103,13 @@ func stage(ctx context.Context, pfd *fd, rel, base string, it BatchItem) (*stage
 // mode.
 func fill(ctx context.Context, f *os.File, rel string, it BatchItem) (backend.WriteResult, error) {
 	h := sha256.New()
-	n, err := sandbox.CopyChunks(ctx, io.MultiWriter(f, h), it.R)
+	n, err := sandbox.CopyChunks(ctx, &hashingFile{f: f, h: h}, it.R)
 	if err != nil {
 		return backend.WriteResult{}, fmt.Errorf("write %s: %w", rel, err)
 	}
 	sum := hex.EncodeToString(h.Sum(nil))
 	if it.SHA256 != "" && !strings.EqualFold(it.SHA256, sum) {
-		return backend.WriteResult{}, fmt.Errorf("write %s: content has SHA-256 %s, planned %s: %w", rel, sum, strings.ToLower(it.SHA256), backend.ErrContentChanged)
+		return backend.WriteResult{}, &ContentChangedError{Rel: rel, SHA256: sum, Planned: strings.ToLower(it.SHA256)}
 	}
 	if err := unix.Fchmod(int(f.Fd()), unixMode(it.Perm)); err != nil {
 		return backend.WriteResult{}, &fs.PathError{Op: "chmod", Path: rel, Err: err}
