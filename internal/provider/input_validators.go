@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -67,6 +69,9 @@ var localBaseDirValidator = stringRule{"must be a directory other than the file 
 // "group") with sandbox.ValidateAccountName.
 func accountNameValidator(kind string) stringRule {
 	return stringRule{"must be a POSIX portable " + kind + " name", "Invalid " + kind + " name", func(v string) string {
+		if kind == "group" && v == "root" {
+			return "group name \"root\" names the superuser's group, which every image has, so groupadd would fail; choose another name."
+		}
 		return errText(sandbox.ValidateAccountName(kind, v))
 	}}
 }
@@ -183,11 +188,59 @@ func (v uniqueNamesValidator) ValidateList(_ context.Context, req validator.List
 			continue
 		}
 		if j, seen := first[name.ValueString()]; seen {
-			resp.Diagnostics.AddAttributeError(req.Path.AtListIndex(i), "Duplicate "+string(v),
+			at := req.Path.AtListIndex(i)
+			if v == "member" {
+				// Terraform places a diagnostic on groups[0].users[1] at the
+				// line of the top-level `users`; groups[0] is placed right.
+				at = req.Path.ParentPath()
+			}
+			resp.Diagnostics.AddAttributeError(at, "Duplicate "+string(v),
 				fmt.Sprintf("%s lists %s %s twice (index %d and %d): list each %s once.",
 					req.Path, string(v), sandbox.QuoteText(name.ValueString()), j, i, string(v)))
 			continue
 		}
 		first[name.ValueString()] = i
+	}
+}
+
+// checkGroupsNotUsers refuses a group named like a user: each user is
+// created with a group of its own name (useradd -U, as in the Python SDK),
+// which the listed group would already hold.
+func checkGroupsNotUsers(m workspaceModel, diags *diag.Diagnostics) {
+	names := func(l types.List) []types.String {
+		var out []types.String
+		for _, e := range l.Elements() {
+			if o, ok := e.(types.Object); ok && !o.IsNull() && !o.IsUnknown() {
+				if n, ok := o.Attributes()["name"].(types.String); ok && !n.IsNull() && !n.IsUnknown() {
+					out = append(out, n)
+				}
+			}
+		}
+		return out
+	}
+	users := map[string]bool{}
+	for _, n := range names(m.Users) {
+		users[n.ValueString()] = true
+	}
+	for _, e := range m.Groups.Elements() {
+		if o, ok := e.(types.Object); ok && !o.IsNull() && !o.IsUnknown() {
+			if members, ok := o.Attributes()["users"].(types.List); ok {
+				for _, n := range names(members) {
+					users[n.ValueString()] = true
+				}
+			}
+		}
+	}
+	for i, e := range m.Groups.Elements() {
+		o, ok := e.(types.Object)
+		if !ok || o.IsNull() || o.IsUnknown() {
+			continue
+		}
+		g, ok := o.Attributes()["name"].(types.String)
+		if ok && !g.IsNull() && !g.IsUnknown() && users[g.ValueString()] {
+			diags.AddAttributeError(path.Root("groups").AtListIndex(i), "Group named like a user",
+				fmt.Sprintf("group %s has the name of a user; each user gets a group of its own name when it is created "+
+					"(useradd -U), so this group would already exist: choose another name.", sandbox.QuoteText(g.ValueString())))
+		}
 	}
 }

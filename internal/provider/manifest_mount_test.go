@@ -176,7 +176,7 @@ func TestAccManifestMount_planRefusals(t *testing.T) {
 			step(s3ManifestEntry(srv, ""), `mount_credentials_wo = { other = { access_key_id = var.key_id } }`,
 				`the key "other" names no mount entry of manifest_json`),
 			step(s3ManifestEntry(srv, ""), `mount_credentials_wo = { data = { token = var.key_id } }`,
-				`token is not a credential of s3_mount; its credentials are access_key_id, secret_access_key, session_token`),
+				`Credential not used by s3_mount|mount_credentials_wo = |entry "data": token is not a credential of s3_mount; its credentials are access_key_id, secret_access_key, session_token`),
 			step(s3ManifestEntry(srv, ""), `mount_credentials_wo = { data = { access_key_id = var.key_id } }`,
 				`Mount entry "data" (s3_mount) refused|complete non-empty credential set`),
 			step(`"data": {"type": "r2_mount", "bucket": "b", "account_id": "a", "mount_strategy": {"type": "in_container", `+

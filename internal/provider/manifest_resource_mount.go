@@ -111,8 +111,8 @@ func mountInputs(ctx context.Context, in *workspace.ManifestInputs, mountTypes m
 		vals := map[string]string{}
 		for _, f := range sandboxSortedKeys(creds[k]) {
 			if !slices.Contains(allowed, f) {
-				diags.AddAttributeError(p.AtName(f), "Credential not used by "+typ, f+" is not a credential of "+typ+
-					"; its credentials are "+strings.Join(allowed, ", "))
+				diags.AddAttributeError(p, "Credential not used by "+typ, "entry "+sandbox.QuoteText(k)+": "+f+
+					" is not a credential of "+typ+"; its credentials are "+strings.Join(allowed, ", "))
 				continue
 			}
 			vals[f] = creds[k][f].ValueString()

@@ -85,6 +85,7 @@ func (r *workspaceResource) ValidateConfig(ctx context.Context, req resource.Val
 		resp.Diagnostics.AddAttributeError(path.Root(set[1].name()), "Conflicting backend blocks",
 			"a workspace has exactly one backend: write one of "+kindBlockNames()+", not several.")
 	}
+	checkGroupsNotUsers(m, &resp.Diagnostics)
 }
 
 // ModifyPlan plans the start of a stopped container and lets the kind
