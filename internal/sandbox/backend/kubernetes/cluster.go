@@ -135,8 +135,11 @@ func restConfig(cfg Config) (*rest.Config, error) {
 		if in, ierr := rest.InClusterConfig(); ierr == nil {
 			return in, nil
 		}
-		return nil, errors.New("no Kubernetes cluster configured: set the provider's kubernetes block, KUBECONFIG, " +
-			"or ~/.kube/config, or run the provider in a pod")
+		if kc := os.Getenv("KUBECONFIG"); kc != "" {
+			return nil, fmt.Errorf("KUBECONFIG is %q, and no file it names holds a kubeconfig (missing or empty)", kc)
+		}
+		return nil, errors.New("no Kubernetes cluster configured: no kubeconfig at ~/.kube/config, and the provider is " +
+			"not running in a pod")
 	}
 	return nil, fmt.Errorf("reading the kubeconfig: %w", err)
 }
