@@ -6,6 +6,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
 )
@@ -36,6 +37,9 @@ func dirAttributes() map[string]schema.Attribute {
 }
 
 func (dirKind) render(m, _ *entryModel) error { return m.setDirManifestEntry() }
+
+// static: a directory's plan reads nothing outside its configuration.
+func (dirKind) static(context.Context, tfsdk.Plan) bool { return true }
 
 func (dirKind) plan(context.Context, *workspace.Engine, resource.ModifyPlanRequest, *resource.ModifyPlanResponse, *entryModel, *entryModel) {
 }

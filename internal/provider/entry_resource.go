@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"reflect"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -80,6 +81,12 @@ type (
 	entryUpgrader interface {
 		upgraders() map[int64]resource.StateUpgrader
 	}
+	// entryStatic is a kind whose plan of an unchanged entry reads nothing
+	// outside its configuration and state (no host source to hash, no ref
+	// to resolve), so a plan equal to the prior state is left as it is.
+	entryStatic interface {
+		static(ctx context.Context, plan tfsdk.Plan) bool
+	}
 )
 
 type privateGetter interface {
@@ -144,6 +151,12 @@ func (r *entryResource[M, P]) UpgradeState(context.Context) map[int64]resource.S
 // manifest_entry and lets the kind plan its computed attributes.
 func (r *entryResource[M, P]) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() || r.eng == nil {
+		return
+	}
+	if s, ok := r.k.(entryStatic); ok && !req.State.Raw.IsNull() && req.Plan.Raw.Equal(req.State.Raw) && s.static(ctx, req.Plan) {
+		// Nothing changed and nothing outside can change the plan: the
+		// path checks skip an unchanged entry too, and Read has just
+		// compared the workspace with state.
 		return
 	}
 	var m, cfg M
@@ -239,6 +252,7 @@ func (r *entryResource[M, P]) Read(ctx context.Context, req resource.ReadRequest
 	if resp.Diagnostics.Append(req.State.Get(ctx, &m)...); resp.Diagnostics.HasError() {
 		return
 	}
+	prior := m // framework values are immutable: a changed attribute is a new value
 	e := P(&m).common()
 	rel, err := normalizedPath(e.Path)
 	if err != nil {
@@ -270,6 +284,9 @@ func (r *entryResource[M, P]) Read(ctx context.Context, req resource.ReadRequest
 		recordSeen(context.Context, privateState) diag.Diagnostics
 	}); ok {
 		resp.Diagnostics.Append(t.recordSeen(ctx, resp.Private)...)
+	}
+	if reflect.DeepEqual(prior, m) {
+		return // resp.State already holds req.State; setting it again costs a conversion of every attribute
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
@@ -138,6 +139,13 @@ func (fileKind) render(m, cfg *fileModel) error {
 		return nil // write-only content keeps its rendering
 	}
 	return m.setManifestEntry(false)
+}
+
+// static: a file's plan reads nothing outside its configuration unless it
+// copies a host source, which the plan hashes again to show its edits.
+func (fileKind) static(ctx context.Context, plan tfsdk.Plan) bool {
+	var src types.String
+	return !plan.GetAttribute(ctx, path.Root("source"), &src).HasError() && src.IsNull()
 }
 
 func (fileKind) plan(ctx context.Context, eng *workspace.Engine, _ resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, m, cfg *fileModel) {
