@@ -206,6 +206,15 @@ func benchBytes(src string) int64 {
 	return n
 }
 
+// BenchmarkData only generates the benchmark data (or finds it in
+// $SANDBOX_BENCH_DIR), so that make bench can time whole processes before
+// these benchmarks run.
+func BenchmarkData(b *testing.B) {
+	for b.Loop() {
+		benchData(b)
+	}
+}
+
 // BenchmarkCopyTree scans and copies a 10,000-file, ~200 MB tree into a
 // fresh local workspace. peak-MiB is the process's peak RSS so far (run the
 // benchmark alone to attribute it).
