@@ -1,19 +1,13 @@
 package provider
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/moby/moby/client"
 
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/docker/dockertest"
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/digestcache"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/testutil/edits"
 )
 
@@ -40,46 +34,21 @@ resource "sandbox_local_dir" "d" {
 }
 `, filepath.Join(env.src, "tree")))
 	var copyDir string // the copy in the container, seen from the host
-	settled := resource.TestStep{
-		PreConfig: func() { edits.Settle(digestcache.Granularity) },
-		Config:    cfg,
-		PlanOnly:  true,
-	}
 	edited := func(edit func(), rel, want string) resource.TestStep {
-		return resource.TestStep{
-			PreConfig: edit,
-			Config:    cfg,
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction("sandbox_local_dir.d", plancheck.ResourceActionUpdate),
-			}},
-			Check: env.expectSh("cat /workspace/skills/"+rel, want),
-		}
+		return editedPlan(cfg, "sandbox_local_dir.d", edit, env.expectSh("cat /workspace/skills/"+rel, want))
 	}
+	settled := settledPlan(cfg)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6Factories,
 		Steps: []resource.TestStep{
-			{Config: cfg, Check: func(s *terraform.State) error {
-				info, err := dockertest.Client().ContainerInspect(context.Background(), env.container(s), client.ContainerInspectOptions{})
-				if err != nil {
-					return err
-				}
-				copyDir = fmt.Sprintf("/proc/%d/root/workspace/skills", info.Container.State.Pid)
-				return nil
-			}},
+			{Config: cfg, Check: env.hostPathOf("/workspace/skills", &copyDir)},
 			settled,
 			edited(func() { edits.Rewrite(t, filepath.Join(copyDir, "now.txt"), "AAAA") }, "now.txt", "aaaa"),
 			settled,
 			edited(func() { edits.RewriteKeepTimes(t, filepath.Join(copyDir, "back.txt"), "BBBB") }, "back.txt", "bbbb"),
 			settled,
 			edited(func() { edits.SwapInode(t, filepath.Join(copyDir, "sub/swap.txt"), "CCCC") }, "sub/swap.txt", "cccc"),
-			{
-				Config:   cfg,
-				PlanOnly: true,
-				Check: resource.ComposeTestCheckFunc(
-					env.expectSh("ls /.sandbox-fs-helper/digests | grep -c json", "1"),
-					env.expectSh("ls -A /workspace", "skills"),
-				),
-			},
+			env.onlyCacheWritten(cfg, "/workspace", "skills"),
 		},
 		CheckDestroy: env.checkGone,
 	})

@@ -3,7 +3,9 @@ package provider
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
@@ -142,10 +144,30 @@ func (fileKind) render(m, cfg *fileModel) error {
 }
 
 // static: a file's plan reads nothing outside its configuration unless it
-// copies a host source, which the plan hashes again to show its edits.
+// copies a host source, which the plan hashes again to show its edits, or
+// Read recorded content changed out of band (a content_sha256 that is not
+// the configured content's), which the plan must show as an update.
 func (fileKind) static(ctx context.Context, plan tfsdk.Plan) bool {
-	var src types.String
-	return !plan.GetAttribute(ctx, path.Root("source"), &src).HasError() && src.IsNull()
+	var src, content, b64, sum types.String
+	for attr, v := range map[string]*types.String{"source": &src, "content": &content, "content_base64": &b64, "content_sha256": &sum} {
+		if plan.GetAttribute(ctx, path.Root(attr), v).HasError() {
+			return false
+		}
+	}
+	body := []byte(content.ValueString())
+	switch {
+	case !src.IsNull():
+		return false
+	case !b64.IsNull():
+		var err error
+		if body, err = base64.StdEncoding.DecodeString(b64.ValueString()); err != nil {
+			return false
+		}
+	case content.IsNull():
+		return true // write-only content: no digest is tracked
+	}
+	d := sha256.Sum256(body)
+	return sum.ValueString() == hex.EncodeToString(d[:])
 }
 
 func (fileKind) plan(ctx context.Context, eng *workspace.Engine, _ resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, m, cfg *fileModel) {

@@ -40,8 +40,9 @@ const HelperDir = "/.sandbox-fs-helper"
 // DigestDir is where the helper keeps its digest cache in a container (see
 // package digestcache): beside the helper binaries, outside every workspace
 // root and every home directory, whatever the container's environment
-// says, so a refresh of a copied tree stats its files instead of reading
-// them, and what a plan writes is only this cache.
+// says, so a refresh of a copied tree or of a single file (OpStat with
+// StatHash, OpHash) stats instead of reading, and what a plan writes is
+// only this cache.
 const DigestDir = HelperDir + "/digests"
 
 // PAXSHA256 is the PAX record of an OpWrite tar member holding the expected

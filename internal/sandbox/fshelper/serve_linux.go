@@ -45,7 +45,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case OpRead:
 		return readOut(args[1], rel, arg, stdout, stderr)
 	}
-	resp, err := run(context.Background(), local.New(args[1]), op, rel, arg, stdin)
+	resp, err := run(context.Background(), local.New(args[1]).CacheFileDigests(), op, rel, arg, stdin)
 	if errors.Is(err, errUsage) {
 		fmt.Fprintln(stderr, err)
 		return 2

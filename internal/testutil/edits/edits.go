@@ -11,7 +11,9 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -84,6 +86,32 @@ func Settle(granularity time.Duration) {
 // It fails the test when no cache file holds name.
 func PlantDigest(t testing.TB, dir, name, digest string) {
 	t.Helper()
+	if !plant(t, dir, digest, func(n string, _ map[string]any) bool { return n == name }) {
+		t.Fatalf("no cache file in %s holds %s", dir, name)
+	}
+}
+
+// PlantFileDigest is PlantDigest for the single-file cache of path (seen
+// by the test; its entry is named "" and found by path's inode).
+func PlantFileDigest(t testing.TB, dir, path, digest string) {
+	t.Helper()
+	var st syscall.Stat_t
+	if err := syscall.Stat(path, &st); err != nil {
+		t.Fatal(err)
+	}
+	ino := strconv.FormatUint(st.Ino, 10)
+	if !plant(t, dir, digest, func(n string, e map[string]any) bool {
+		v, ok := e["Ino"].(json.Number)
+		return n == "" && ok && v.String() == ino
+	}) {
+		t.Fatalf("no cache file in %s holds the digest of %s", dir, path)
+	}
+}
+
+// plant sets the digest of the entries match selects in the cache files in
+// dir and reports whether there was one.
+func plant(t testing.TB, dir, digest string, match func(name string, e map[string]any) bool) bool {
+	t.Helper()
 	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
 	planted := false
 	for _, p := range files {
@@ -98,11 +126,15 @@ func PlantDigest(t testing.TB, dir, name, digest string) {
 			t.Fatal(err)
 		}
 		entries, _ := f["entries"].(map[string]any)
-		e, ok := entries[name].(map[string]any)
-		if !ok {
+		hit := false
+		for name, v := range entries {
+			if e, ok := v.(map[string]any); ok && match(name, e) {
+				e["v"], hit = digest, true
+			}
+		}
+		if !hit {
 			continue
 		}
-		e["v"] = digest
 		if b, err = json.Marshal(f); err != nil {
 			t.Fatal(err)
 		}
@@ -111,9 +143,7 @@ func PlantDigest(t testing.TB, dir, name, digest string) {
 		}
 		planted = true
 	}
-	if !planted {
-		t.Fatalf("no cache file in %s holds %s", dir, name)
-	}
+	return planted
 }
 
 // CheckCache runs the digest cache scenario on dir with a cache of its own
@@ -134,6 +164,20 @@ func CheckCache(t *testing.T, dir string, digests func() map[string]string) (cac
 // already (the file helper's, inside a container, seen from the host).
 func CheckCacheIn(t *testing.T, dir, cacheDir string, digests func() map[string]string) {
 	t.Helper()
+	checkCache(t, dir, digests, func(name, digest string) { PlantDigest(t, cacheDir, name, digest) })
+}
+
+// CheckFileCacheIn is CheckCacheIn for code that caches each file of dir
+// in a scope of its own (a single file's digest, HashFile).
+func CheckFileCacheIn(t *testing.T, dir, cacheDir string, digests func() map[string]string) {
+	t.Helper()
+	checkCache(t, dir, digests, func(name, digest string) { PlantFileDigest(t, cacheDir, filepath.Join(dir, name), digest) })
+}
+
+// checkCache is the scenario of CheckCache; plant replaces the cached
+// digest of a file of dir.
+func checkCache(t *testing.T, dir string, digests func() map[string]string, plant func(name, digest string)) {
+	t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +189,7 @@ func CheckCacheIn(t *testing.T, dir, cacheDir string, digests func() map[string]
 	Settle(digestcache.Granularity)
 	digests()
 	planted := strings.Repeat("0", 64)
-	PlantDigest(t, cacheDir, "same", planted)
+	plant("same", planted)
 	if got := digests(); got["same"] != planted {
 		t.Fatalf("the second pass did not use the cache: %v", got)
 	}

@@ -36,6 +36,9 @@ type Backend struct {
 	// written, when set (KeepDigests), remembers the files this backend
 	// wrote until RememberWritten records them in the digest cache.
 	written *writtenFiles
+	// fileDigests makes HashFile go through the digest cache
+	// (KeepDigests, CacheFileDigests).
+	fileDigests bool
 }
 
 var _ backend.Backend = (*Backend)(nil)
@@ -51,12 +54,21 @@ func New(root string) *Backend {
 }
 
 // KeepDigests makes b a workspace on the provider's own host: HashFile
-// caches the digest of each file (package digestcache), and the digests of
+// caches the digest of each file (CacheFileDigests), and the digests of
 // files b writes are recorded there by RememberWritten, so the next plan
-// stats them instead of reading them. A helper inside a container leaves it
-// off, so that nothing is cached inside the container.
+// stats them instead of reading them.
 func (b *Backend) KeepDigests() *Backend {
 	b.written = &writtenFiles{m: map[string]writtenFile{}}
+	return b.CacheFileDigests()
+}
+
+// CacheFileDigests makes HashFile keep the digest of each file it hashes in
+// the digest cache (package digestcache, one scope per file, the rules of
+// WalkFiles), so hashing an unchanged file again is a stat. The file helper
+// in a container sets it, with the cache pinned outside the workspace; it
+// records nothing about writes.
+func (b *Backend) CacheFileDigests() *Backend {
+	b.fileDigests = true
 	return b
 }
 

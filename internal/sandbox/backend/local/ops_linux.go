@@ -144,7 +144,8 @@ func (b *Backend) Chgrp(ctx context.Context, rel string, group string) error {
 // HashFile streams the regular file rel through SHA-256 in 1 MiB chunks and
 // returns the lower-case hex digest and the number of bytes read. A symlink
 // (anywhere) gives an error wrapping backend.ErrEscapesRoot; a non-regular
-// file an error.
+// file an error. With CacheFileDigests, a file whose stat matches its
+// digest cache entry is not read.
 func (b *Backend) HashFile(ctx context.Context, rel string) (string, int64, error) {
 	if err := ctx.Err(); err != nil {
 		return "", 0, err
@@ -163,7 +164,7 @@ func (b *Backend) HashFile(ctx context.Context, rel string) (string, int64, erro
 		return "", 0, err
 	}
 	defer f.Close()
-	if b.written == nil {
+	if !b.fileDigests {
 		return hashStream(ctx, f)
 	}
 	return b.hashCached(ctx, f, rel, start)
