@@ -3,6 +3,7 @@ package provider
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -54,6 +55,37 @@ func TestAccLocalDir_digestCacheSeesEdits(t *testing.T) {
 					plancheck.ExpectKnownValue("sandbox_local_dir.d", tfjsonpath.New("tree_sha256"), knownvalue.StringExact(treeDigest(edited))),
 				}},
 				Check: checkTree(env, edited, modes),
+			},
+		},
+	})
+}
+
+// TestAccLocalDir_digestCacheInsideSource: a digest cache directory inside
+// the copied source fails the plan on source, naming the variable and the
+// fix, and nothing is written into the source; with the cache moved out,
+// the same configuration applies.
+func TestAccLocalDir_digestCacheInsideSource(t *testing.T) {
+	env := newTestEnv(t)
+	env.writeSource(filepath.Join("tree", "a.txt"), "aaaa", 0o644)
+	srcDir := filepath.Join(env.src, "tree")
+	t.Setenv(digestcache.Env, filepath.Join(srcDir, ".cache"))
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Factories,
+		Steps: []resource.TestStep{
+			{
+				Config:      localDirConfig(env, srcDir),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)source.*SANDBOX_DIGEST_CACHE.*lies inside.*outside every source and workspace`),
+			},
+			{
+				PreConfig: func() {
+					if _, err := os.Lstat(filepath.Join(srcDir, ".cache")); !os.IsNotExist(err) {
+						t.Fatalf("the refused plan wrote the cache into the source: %v", err)
+					}
+					t.Setenv(digestcache.Env, t.TempDir())
+				},
+				Config: localDirConfig(env, srcDir),
+				Check:  checkTree(env, map[string]string{"a.txt": "aaaa"}, map[string]os.FileMode{"a.txt": 0o644}),
 			},
 		},
 	})

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"strconv"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -15,9 +16,12 @@ func init() {
 	sandbox.SetProgressSink(logProgress)
 }
 
+// Counts are logged as decimal strings: Terraform prints a log field's
+// number as a float, and a byte count as 3.145728e+08.
 func logProgress(ctx context.Context, r sandbox.ProgressReport) {
+	n := func(v int64) string { return strconv.FormatInt(v, 10) }
 	tflog.Info(ctx, r.String(), map[string]any{
-		"op": r.Op, "files": r.Files, "total_files": r.TotalFiles, "bytes": r.Bytes, "total_bytes": r.TotalBytes,
+		"op": r.Op, "files": n(r.Files), "total_files": n(r.TotalFiles), "bytes": n(r.Bytes), "total_bytes": n(r.TotalBytes),
 		"seconds": r.Elapsed.Seconds(), "mb_per_s": r.MBps(), "done": r.Done,
 	})
 }

@@ -46,7 +46,14 @@ func (r ProgressReport) String() string {
 	if r.Done {
 		state = "done in " + r.Elapsed.Round(10*time.Millisecond).String()
 	}
-	return fmt.Sprintf("%s %s %s: %s, %s, %.1f MB/s", r.Op, r.What, state, of(r.Files, r.TotalFiles, 1, "files"), of(r.Bytes, r.TotalBytes, 1e6, "MB"), r.MBps())
+	scale, unit := 1e6, "MB"
+	switch most := max(r.Bytes, r.TotalBytes); { // a tree of small files would read 0.0/0.0 MB
+	case most < 1e3:
+		scale, unit = 1, "B"
+	case most < 1e6:
+		scale, unit = 1e3, "kB"
+	}
+	return fmt.Sprintf("%s %s %s: %s, %s, %.1f MB/s", r.Op, r.What, state, of(r.Files, r.TotalFiles, 1, "files"), of(r.Bytes, r.TotalBytes, scale, unit), r.MBps())
 }
 
 func prec(scale float64) int {

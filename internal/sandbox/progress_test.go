@@ -33,8 +33,16 @@ func TestProgress(t *testing.T) {
 	if !r.Done || r.Files != 2 || r.Bytes != 10 || r.TotalFiles != 2 || r.TotalBytes != 10 {
 		t.Fatalf("summary = %+v", r)
 	}
-	if s := r.String(); !strings.HasPrefix(s, "copy src done in ") || !strings.Contains(s, "2/2 files, 0.0/0.0 MB") {
+	if s := r.String(); !strings.HasPrefix(s, "copy src done in ") || !strings.Contains(s, "2/2 files, 10/10 B") {
 		t.Fatalf("summary line = %q", s)
+	}
+	for _, c := range []struct {
+		done, total int64
+		want        string
+	}{{14940, 14940, "14.9/14.9 kB"}, {3 << 20, 300 << 20, "3.1/314.6 MB"}, {999, 0, "999 B"}} {
+		if s := (ProgressReport{Op: "copy", What: "t", Bytes: c.done, TotalBytes: c.total}).String(); !strings.Contains(s, ", "+c.want+",") {
+			t.Errorf("line for %d of %d bytes = %q, want %q", c.done, c.total, s, c.want)
+		}
 	}
 	SetProgressSink(nil)
 	if p := StartProgress(context.Background(), "copy", "src", 1, 1); p != nil {

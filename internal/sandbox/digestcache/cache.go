@@ -20,9 +20,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 )
@@ -96,10 +98,12 @@ type Set struct {
 }
 
 // Open loads the cache of scope (an absolute host path: the root of a tree,
-// or a file). It returns nil when the cache is off.
+// or a file). It returns nil when the cache is off, and when the cache
+// directory lies inside the tree scope names: its files would be part of
+// what it caches, and every plan would see them change.
 func Open(scope string) *Set {
 	dir := Dir()
-	if dir == "" {
+	if dir == "" || within(dir, scope) {
 		return nil
 	}
 	sum := sha256.Sum256([]byte(scope))
@@ -212,4 +216,37 @@ func Remove(scope string) error {
 		return nil
 	}
 	return err
+}
+
+// within reports whether the directory dir is root or lies below it; root
+// is compared only when it is an absolute path.
+func within(dir, root string) bool {
+	if !filepath.IsAbs(root) {
+		return false
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return false
+	}
+	rel, err := filepath.Rel(filepath.Clean(root), abs)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// InsideError is the error of CheckOutside: the cache directory lies
+// inside a tree that is hashed, so its own files would change the tree.
+type InsideError struct{ Dir, Root string }
+
+func (e *InsideError) Error() string {
+	return fmt.Sprintf("the digest cache directory %s (%s) lies inside %s, which is hashed: every plan would see the cache's own files change; set %s to a directory outside every source and workspace, or to off",
+		e.Dir, Env, e.Root, Env)
+}
+
+// CheckOutside returns an *InsideError when the cache directory lies inside
+// the tree root (an absolute path), and nil when it does not or the cache
+// is off.
+func CheckOutside(root string) error {
+	if dir := Dir(); dir != "" && within(dir, root) {
+		return &InsideError{Dir: dir, Root: root}
+	}
+	return nil
 }

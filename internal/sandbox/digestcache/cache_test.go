@@ -92,3 +92,31 @@ func TestCacheIsOnlyACache(t *testing.T) {
 		t.Fatal("a nil set cached something")
 	}
 }
+
+// TestCacheInsideItsTreeIsNotUsed: a cache directory inside the tree it
+// would cache (or equal to it) is not used for that tree, so nothing is
+// written into a source or a workspace copy; other trees still use it.
+func TestCacheInsideItsTreeIsNotUsed(t *testing.T) {
+	tree := t.TempDir()
+	for _, dir := range []string{tree, filepath.Join(tree, ".cache"), filepath.Join(tree, "a", "b")} {
+		t.Setenv(Env, dir)
+		if s := Open(tree); s != nil {
+			t.Errorf("Open(%s) with the cache at %s returned a set", tree, dir)
+		}
+		if s := Open(filepath.Join(tree, "a")); dir == filepath.Join(tree, "a", "b") && s != nil {
+			t.Errorf("Open(%s/a) with the cache at %s returned a set", tree, dir)
+		}
+		if s := Open(tree + "-sibling"); s == nil {
+			t.Errorf("Open of a sibling tree with the cache at %s returned nil", dir)
+		}
+		if s := Open("workspace-file:" + filepath.Join(tree, "f")); s == nil {
+			t.Errorf("Open of a file scope with the cache at %s returned nil", dir)
+		}
+	}
+	// A relative cache directory is taken from the working directory.
+	t.Chdir(tree)
+	t.Setenv(Env, "rel")
+	if s := Open(tree); s != nil {
+		t.Error("a relative cache directory inside the tree was used")
+	}
+}

@@ -79,6 +79,9 @@ func (p Policy) walkTree(parent context.Context, t *hostTarget, hashing bool, wo
 		prog    *sandbox.Progress
 	)
 	if hashing {
+		if err := digestcache.CheckOutside(t.abs); err != nil {
+			return sandbox.TreeDigest{}, err
+		}
 		digests = digestcache.Open(t.abs)
 		prog = sandbox.StartProgress(parent, "hash", t.abs, 0, 0)
 	}

@@ -38,6 +38,9 @@ func (b *Backend) WalkFiles(ctx context.Context, rel string) ([]backend.TreeFile
 	if err != nil {
 		return nil, err
 	}
+	if err := digestcache.CheckOutside(filepath.Join(b.root, rel)); err != nil {
+		return nil, err
+	}
 	w := &walker{ctx: ctx, digests: digestcache.Open(filepath.Join(b.root, rel)), out: []backend.TreeFile{}}
 	if err := w.walkDir(d.file(rel), ""); err != nil {
 		return nil, err
