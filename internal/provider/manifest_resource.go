@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"encoding/json"
+	"slices"
 
 	"github.com/google/uuid"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -186,8 +187,9 @@ func (r *manifestResource) changes(ctx context.Context, req resource.ModifyPlanR
 
 // apply plans again from the host and the remotes, refuses host sources
 // changed and refs moved since the plan, applies, and records the
-// checkouts in private.
-func (r *manifestResource) apply(ctx context.Context, m, cfg *manifestResourceModel, private privateState, diags *diag.Diagnostics) *workspace.ManifestPlan {
+// checkouts in private. A failed first apply (create is true) is undone:
+// no state will record what it did.
+func (r *manifestResource) apply(ctx context.Context, m, cfg *manifestResourceModel, private privateState, create bool, diags *diag.Diagnostics) *workspace.ManifestPlan {
 	plan, expected, in, d := r.planned(ctx, m, cfg, private)
 	if diags.Append(d...); d.HasError() {
 		return nil
@@ -202,13 +204,17 @@ func (r *manifestResource) apply(ctx context.Context, m, cfg *manifestResourceMo
 	}
 	ws, err := r.eng.Open(ctx, m.WorkspaceID.ValueString())
 	if err == nil {
-		_, err = ws.ApplyManifest(ctx, plan)
-		// What was mounted, even by a failed apply, is recorded so that a
-		// destroy unmounts it.
-		diags.Append(recordMountsApplied(ctx, private, plan)...)
+		if _, err = ws.ApplyManifest(ctx, plan); err == nil || !create {
+			// What was mounted, even by a failed update, is recorded so
+			// that a destroy unmounts it.
+			diags.Append(recordMountsApplied(ctx, private, plan)...)
+		}
 	}
 	if err != nil {
 		addEngineAttributeError(diags, manifestErrorPath(ctx, err, in, m), "Applying the manifest failed", err)
+		if create && ws != nil {
+			undoFailedCreate(ctx, ws, plan, diags)
+		}
 		return nil
 	}
 	diags.Append(recordGitApplied(ctx, private, plan)...)
@@ -228,7 +234,7 @@ func (r *manifestResource) Create(ctx context.Context, req resource.CreateReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	plan := r.apply(ctx, &m, &cfg, resp.Private, &resp.Diagnostics)
+	plan := r.apply(ctx, &m, &cfg, resp.Private, true, &resp.Diagnostics)
 	if plan == nil {
 		return
 	}
@@ -278,7 +284,7 @@ func (r *manifestResource) Update(ctx context.Context, req resource.UpdateReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	plan := r.apply(ctx, &m, &cfg, resp.Private, &resp.Diagnostics)
+	plan := r.apply(ctx, &m, &cfg, resp.Private, false, &resp.Diagnostics)
 	if plan == nil {
 		return
 	}
@@ -337,13 +343,15 @@ func (r *manifestResource) Delete(ctx context.Context, req resource.DeleteReques
 		return
 	}
 	// Unmount first: removing the other entries never reaches into a mount.
-	if err := r.unmountRecorded(ctx, m.WorkspaceID.ValueString(), req.Private); err != nil {
+	mounted, err := r.unmountRecorded(ctx, m.WorkspaceID.ValueString(), req.Private)
+	if err != nil {
 		addEngineError(&resp.Diagnostics, "Unmounting the manifest's mount entries failed", err)
 		return
 	}
 	files, d := r.written(ctx, req.Private, &m)
 	resp.Diagnostics.Append(d...)
-	warnings, err := r.remove(ctx, m.WorkspaceID.ValueString(), plan.Entries, files)
+	entries := slices.Concat(plan.Entries, workspace.RecordedMountEntries(mounted, plan.Entries))
+	warnings, err := r.remove(ctx, m.WorkspaceID.ValueString(), entries, files)
 	if err != nil {
 		addEngineError(&resp.Diagnostics, "Removing the manifest's entries failed", err)
 		return

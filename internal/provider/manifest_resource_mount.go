@@ -243,22 +243,23 @@ func recordMountsApplied(ctx context.Context, p privateSetter, plan *workspace.M
 }
 
 // unmountRecorded unmounts the mounts the last apply recorded in private
-// state, in workspace id; a vanished workspace has nothing mounted.
-func (r *manifestResource) unmountRecorded(ctx context.Context, id string, private privateGetter) error {
+// state, in workspace id, and returns them; a vanished workspace has
+// nothing mounted.
+func (r *manifestResource) unmountRecorded(ctx context.Context, id string, private privateGetter) (map[string]workspace.MountApplied, error) {
 	var applied map[string]workspace.MountApplied
 	b, d := private.GetKey(ctx, mountsAppliedKey)
 	if d.HasError() || len(b) == 0 {
-		return nil
+		return nil, nil
 	}
 	if err := json.Unmarshal(b, &applied); err != nil || len(applied) == 0 {
-		return nil //nolint:nilerr // an unreadable record: nothing known to unmount
+		return nil, nil //nolint:nilerr // an unreadable record: nothing known to unmount
 	}
 	ws, err := r.eng.Open(ctx, id)
 	if workspaceGone(err) {
-		return nil
+		return nil, nil
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return ws.UnmountManifest(ctx, applied)
+	return applied, ws.UnmountManifest(ctx, applied)
 }

@@ -22,8 +22,9 @@ import (
 // (applyMounts), after a check that the workspace can take them. It returns what was
 // applied (ManifestPlan.Expected). A host source changed since the plan
 // fails the apply naming it; entries applied before stay (every write is
-// atomic).
+// atomic) until UndoManifest removes them.
 func (w *Workspace) ApplyManifest(ctx context.Context, p *ManifestPlan) (ManifestResult, error) {
+	p.progress = applyProgress{}
 	for _, pe := range p.Entries {
 		if pe.Mount == nil {
 			continue
@@ -38,9 +39,11 @@ func (w *Workspace) ApplyManifest(ctx context.Context, p *ManifestPlan) (Manifes
 		if p.Entries[i].Mount != nil {
 			continue // mounted below, once the directories they sit in exist
 		}
+		p.progress.started(i)
 		if err := w.applyEntry(ctx, &p.Entries[i]); err != nil {
 			return ManifestResult{}, &EntryError{Path: p.Entries[i].Path, Type: p.Entries[i].Entry.Type, Err: err}
 		}
+		p.progress.completed(i)
 	}
 	if err := w.applyMounts(ctx, p); err != nil {
 		return ManifestResult{}, err

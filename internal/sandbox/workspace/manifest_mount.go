@@ -140,17 +140,24 @@ func (w *Workspace) applyMounts(ctx context.Context, p *ManifestPlan) error {
 			stale[rel] = prior
 		}
 	}
-	if err := w.UnmountManifest(ctx, stale); err != nil {
-		return err
+	for _, rel := range sortedKeys(stale) {
+		// One at a time, so that a failure leaves the rest recorded
+		// (MountApplied).
+		if err := w.UnmountManifest(ctx, map[string]MountApplied{rel: stale[rel]}); err != nil {
+			return err
+		}
+		p.progress.unmounted(rel)
 	}
 	for i := range p.Entries {
 		pe := &p.Entries[i]
 		if pe.Mount == nil {
 			continue
 		}
+		p.progress.started(i)
 		if err := w.applyMount(ctx, pe, p.MountPrior[pe.Path]); err != nil {
 			return &EntryError{Path: pe.Path, Type: pe.Entry.Type, Err: err}
 		}
+		p.progress.completed(i)
 	}
 	return nil
 }
@@ -206,10 +213,16 @@ func (w *Workspace) UnmountManifest(ctx context.Context, applied map[string]Moun
 	return nil
 }
 
-// MountApplied returns what the plan's mount entries mounted, by entry
-// path, after ApplyManifest.
+// MountApplied returns what is mounted after ApplyManifest, by entry path:
+// the plan's mount entries it mounted or kept and, after a failed apply,
+// the last apply's mounts it did not get to unmount.
 func (p *ManifestPlan) MountApplied() map[string]MountApplied {
 	out := map[string]MountApplied{}
+	for rel, prior := range p.MountPrior {
+		if !p.progress.gone[rel] {
+			out[rel] = prior
+		}
+	}
 	for _, pe := range p.Entries {
 		if pe.Mount != nil && pe.MountSession != "" {
 			out[pe.Path] = MountApplied{SessionID: pe.MountSession, RemoteName: pe.MountRemote, Entry: pe.MountEntry,

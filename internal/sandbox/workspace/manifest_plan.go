@@ -92,6 +92,9 @@ type ManifestPlan struct {
 	Entries []PlannedEntry
 	// MountPrior is what the last apply mounted, by entry path.
 	MountPrior map[string]MountApplied
+
+	// progress is what ApplyManifest did (manifest_undo.go).
+	progress applyProgress
 }
 
 // CheckManifest validates a manifest without touching the host or a
@@ -266,16 +269,22 @@ func (p *ManifestPlan) Expected() ManifestResult {
 			r.Pending = append(r.Pending, pe.Path)
 		}
 		r.Entries[pe.Path] = res
-		switch {
-		case pe.Entry.Type == "file" || pe.Entry.Type == "local_file":
-			r.Files[pe.Path] = pe.SHA256
-		case pe.Tree != nil:
-			for rel, sum := range pe.Tree.Files {
-				r.Files[joinRel(pe.Path, rel)] = sum
-			}
-		}
+		pe.addFiles(r.Files)
 	}
 	return r
+}
+
+// addFiles adds the files the entry writes, workspace-relative path to
+// SHA-256, to files.
+func (p PlannedEntry) addFiles(files map[string]string) {
+	switch {
+	case p.Entry.Type == "file" || p.Entry.Type == "local_file":
+		files[p.Path] = p.SHA256
+	case p.Tree != nil:
+		for rel, sum := range p.Tree.Files {
+			files[joinRel(p.Path, rel)] = sum
+		}
+	}
 }
 
 func contains(list []string, s string) bool {
