@@ -26,7 +26,6 @@ func main() {
 	flag.Parse()
 
 	limitFrameworkLogs()
-	limitMemory()
 	stopProfile := startProfile()
 	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
 		Address: provider.Address,
