@@ -16,9 +16,11 @@ resource "sandbox_command" "venv" {
   triggers     = { requirements = sandbox_file.requirements.content_sha256 }
 }
 
+# ephemeral: kept out of saved plan files as well as state.
 variable "api_token" {
   type      = string
   sensitive = true
+  ephemeral = true
 }
 
 # A secret reaches the command through its environment only: never state,

@@ -16,9 +16,11 @@ output "preview_url" {
   value = sandbox_workspace.agent.endpoints[0].url_http
 }
 
+# ephemeral: kept out of saved plan files as well as state.
 variable "api_token" {
   type      = string
   sensitive = true
+  ephemeral = true
 }
 
 # A container workspace: root defaults to /workspace inside the container,
