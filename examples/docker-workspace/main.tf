@@ -1,8 +1,10 @@
 # A Docker sandbox workspace for an agent: a python:3.12-slim container with
 # an unprivileged user and group, the app directory copied in, a config
 # file, and a port published on 127.0.0.1. Needs a Docker daemon (the
-# DOCKER_HOST environment, or docker_host below) and pulls the image if the
-# daemon does not have it.
+# DOCKER_HOST environment, or docker_host below) and PULLS python:3.12-slim
+# from Docker Hub when the daemon does not have it. On an offline runner use
+# examples/images instead: an image built locally FROM scratch, nothing
+# pulled (docs/guides/images.md).
 
 terraform {
   required_version = ">= 1.11"
