@@ -38,7 +38,7 @@ run() { # run <cli> <registry host>
     echo "test-mirror: SKIP $cli: not found (CI=true fails instead)"
     return
   fi
-  zip=$(ls "$mirror/$host/agentsandbox/sandbox/${project}_"*"_${platform}.zip" 2>/dev/null | tail -1)
+  zip=$(ls "$mirror/$host/agentsandbox/sandbox/${project}_"*"_${platform}.zip" 2>/dev/null | tail -1 || true)
   [ -n "$zip" ] || fail "no $platform zip under $mirror/$host: run make mirror"
   version=$(basename "$zip" "_${platform}.zip")
   version=${version#"${project}_"}
