@@ -7,76 +7,17 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/testutil/tartest"
 )
 
-// rawHeader is one 512-byte tar header block with any typeflag (tar.Writer
-// refuses to write PAX extended headers by hand).
-func rawHeader(t *testing.T, name string, typeflag byte, size int64) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	tw := tar.NewWriter(&buf)
-	if err := tw.WriteHeader(&tar.Header{Name: name, Typeflag: tar.TypeReg, Mode: 0o644, Size: size, Format: tar.FormatUSTAR}); err != nil {
-		t.Fatal(err)
-	}
-	b := append([]byte(nil), buf.Bytes()[:512]...)
-	b[156] = typeflag
-	if typeflag == tar.TypeGNUSparse {
-		copy(b[257:265], "ustar  \x00") // the GNU magic the old sparse type needs
-	}
-	copy(b[148:156], "        ")
-	sum := 0
-	for _, c := range b {
-		sum += int(c)
-	}
-	copy(b[148:156], fmt.Sprintf("%06o\x00 ", sum))
-	return b
-}
-
-func pad(b []byte) []byte {
-	if r := len(b) % 512; r != 0 {
-		b = append(b, make([]byte, 512-r)...)
-	}
-	return b
-}
-
-// paxRecord is "<len> <key>=<value>\n", len counting itself.
-func paxRecord(k, v string) string {
-	body := " " + k + "=" + v + "\n"
-	n := len(body) + 1
-	for len(strconv.Itoa(n))+len(body) != n {
-		n++
-	}
-	return strconv.Itoa(n) + body
-}
-
-// sparseBomb is a PAX format 1.0 sparse file: a few hundred bytes in the
-// archive, realsize bytes once archive/tar expands it.
-func sparseBomb(t *testing.T, realsize int64) []byte {
-	t.Helper()
-	recs := paxRecord("GNU.sparse.major", "1") + paxRecord("GNU.sparse.minor", "0") +
-		paxRecord("GNU.sparse.name", "./big") + paxRecord("GNU.sparse.realsize", strconv.FormatInt(realsize, 10))
-	data := pad([]byte(fmt.Sprintf("1\n%d\n1\n", realsize-1)))
-	data = append(data, 'x')
-	var out []byte
-	out = append(out, archiveOf(t, member{hdr: tar.Header{Name: "./", Typeflag: tar.TypeDir, Mode: 0o755}})...)
-	out = out[:len(out)-1024] // drop the end-of-archive blocks
-	out = append(out, rawHeader(t, "./PaxHeaders/big", tar.TypeXHeader, int64(len(recs)))...)
-	out = append(out, pad([]byte(recs))...)
-	out = append(out, rawHeader(t, "./GNUSparseFile.0/big", tar.TypeReg, int64(len(data)))...)
-	out = append(out, pad(data)...)
-	return append(out, make([]byte, 1024)...)
-}
-
 func TestSparseMemberIsRefused(t *testing.T) {
-	bomb := sparseBomb(t, 5<<30)
+	bomb := tartest.SparseBomb(5 << 30)
 	if len(bomb) > 10<<10 {
 		t.Fatalf("the bomb is %d bytes", len(bomb))
 	}
@@ -87,15 +28,14 @@ func TestSparseMemberIsRefused(t *testing.T) {
 	// Extract on its own (the helper in a container) refuses it too; a
 	// small realsize keeps the old behaviour's damage small.
 	dst := t.TempDir()
-	if _, err := Extract(context.Background(), dst, bytes.NewReader(sparseBomb(t, 1<<20)), false, sandbox.OutputLimits{}); !errors.Is(err, ErrUnsafeMember) {
+	if _, err := Extract(context.Background(), dst, bytes.NewReader(tartest.SparseBomb(1<<20)), false, sandbox.OutputLimits{}); !errors.Is(err, ErrUnsafeMember) {
 		t.Fatalf("Extract: %v", err)
 	}
 	if _, err := os.Lstat(filepath.Join(dst, "big")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("big was written: %v", err)
 	}
 	// The old GNU 'S' type.
-	old := archiveOf(t, member{hdr: tar.Header{Name: "./s", Typeflag: tar.TypeReg}, body: "x"})
-	copy(old, rawHeader(t, "./s", tar.TypeGNUSparse, 1))
+	old := tartest.OldGNUSparse()
 	if _, err := Validate(bytes.NewReader(old), sandbox.OutputLimits{}); !errors.Is(err, ErrUnsafeMember) || !strings.Contains(err.Error(), `"./s"`) {
 		t.Fatalf("old GNU sparse: %v", err)
 	}
