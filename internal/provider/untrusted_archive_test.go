@@ -3,8 +3,8 @@ package provider
 import (
 	"archive/tar"
 	"context"
-	"errors"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/moby/moby/client"
 
@@ -229,6 +230,38 @@ func TestAccSnapshot_unsafeMemberDocker(t *testing.T) {
 					return nil
 				},
 			},
+		},
+	})
+}
+
+// Changing only restore_from's limits does not replace the workspace.
+func TestAccWorkspaceRestore_limitsDoNotReplace(t *testing.T) {
+	env := newTestEnv(t)
+	p, sum := writeTestArchive(t, tar.Header{Name: "./two.txt", Typeflag: tar.TypeReg})
+	cfg := func(extra string) string {
+		return fmt.Sprintf(`
+provider "sandbox" {
+  local_base_dir = %q
+}
+
+resource "sandbox_workspace" "ws" {
+  local {}
+  %s
+}
+`, env.base, restoreFrom(p, sum, extra))
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Factories,
+		Steps: []resource.TestStep{
+			{Config: cfg(""), Check: func(*terraform.State) error {
+				return expectFile(filepath.Join(env.wsRoot(), "two.txt"), "evil", 0o644)
+			}},
+			{
+				Config: cfg("max_files = 2, max_bytes = 6"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("sandbox_workspace.ws", plancheck.ResourceActionUpdate)}},
+			},
+			{Config: cfg("max_files = 2, max_bytes = 6"), PlanOnly: true},
 		},
 	})
 }
