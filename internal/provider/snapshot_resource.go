@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
@@ -46,21 +47,24 @@ type snapshotLocalModel struct {
 }
 
 type snapshotResourceModel struct {
-	ID           types.String        `tfsdk:"id"`
-	WorkspaceID  types.String        `tfsdk:"workspace_id"`
-	Local        *snapshotLocalModel `tfsdk:"local"`
-	S3           *snapshotS3Model    `tfsdk:"s3"`
-	Exclude      types.List          `tfsdk:"exclude"`
-	ManifestJSON types.String        `tfsdk:"manifest_json"`
-	Triggers     types.Map           `tfsdk:"triggers"`
-	SnapshotID   types.String        `tfsdk:"snapshot_id"`
-	Path         types.String        `tfsdk:"path"`
-	URL          types.String        `tfsdk:"url"`
-	SHA256       types.String        `tfsdk:"sha256"`
-	Size         types.Int64         `tfsdk:"size"`
-	FileCount    types.Int64         `tfsdk:"file_count"`
-	Fingerprint  types.String        `tfsdk:"fingerprint"`
-	Files        types.Map           `tfsdk:"files"`
+	ID            types.String        `tfsdk:"id"`
+	WorkspaceID   types.String        `tfsdk:"workspace_id"`
+	Local         *snapshotLocalModel `tfsdk:"local"`
+	S3            *snapshotS3Model    `tfsdk:"s3"`
+	Exclude       types.List          `tfsdk:"exclude"`
+	ManifestJSON  types.String        `tfsdk:"manifest_json"`
+	Triggers      types.Map           `tfsdk:"triggers"`
+	SnapshotID    types.String        `tfsdk:"snapshot_id"`
+	Path          types.String        `tfsdk:"path"`
+	URL           types.String        `tfsdk:"url"`
+	SHA256        types.String        `tfsdk:"sha256"`
+	Size          types.Int64         `tfsdk:"size"`
+	FileCount     types.Int64         `tfsdk:"file_count"`
+	Fingerprint   types.String        `tfsdk:"fingerprint"`
+	Files         types.Map           `tfsdk:"files"`
+	ExcludeUnsafe types.Bool          `tfsdk:"exclude_unsafe"`
+	MaxBytes      types.Int64         `tfsdk:"max_bytes"`
+	MaxFiles      types.Int64         `tfsdk:"max_files"`
 }
 
 func (r *snapshotResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -76,6 +80,7 @@ func (r *snapshotResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 		return schema.Int64Attribute{Computed: true, MarkdownDescription: desc,
 			PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()}}
 	}
+	maxBytes, maxFiles := limitAttributes("in the archive (its size)", "members (files, directories and links) in the archive")
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A tar of a workspace's root as the Python SDK persists it (workspace-relative `.`-rooted " +
 			"members, without `exclude` paths, mount targets or helper files), taken on create and again (as a " +
@@ -110,6 +115,14 @@ func (r *snapshotResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 			"fingerprint": computed("The Python SDK's workspace fingerprint (`workspace_tar_sha256_v1`): SHA-256 (hex) of the " +
 				"archive followed by the manifest digest."),
 			"files": fileDigestsAttribute("in the archive"),
+			"exclude_unsafe": schema.BoolAttribute{Optional: true, MarkdownDescription: "The snapshot applies " +
+				"`restore_from`'s member rules as it is taken, so that it can be restored: by default a workspace path a " +
+				"restore would refuse (a symlink whose target is absolute or resolves outside the root, through any chain " +
+				"of links; a special file name) fails the snapshot, naming it. `true` leaves such paths out of the archive " +
+				"instead, with a warning naming each. Default `false`.",
+				PlanModifiers: []planmodifier.Bool{boolplanmodifier.RequiresReplace()}},
+			"max_bytes": maxBytes,
+			"max_files": maxFiles,
 		},
 		Blocks: map[string]schema.Block{
 			"local": schema.SingleNestedBlock{
@@ -175,7 +188,8 @@ func (r *snapshotResource) Create(ctx context.Context, req resource.CreateReques
 		manifest = []byte(m.ManifestJSON.ValueString())
 	}
 	id := newRunID()
-	sreq := workspace.SnapshotRequest{SnapshotID: id, Exclude: exclude, ManifestJSON: manifest}
+	sreq := workspace.SnapshotRequest{SnapshotID: id, Exclude: exclude, ManifestJSON: manifest,
+		Limits: outputLimits(r.eng, m.MaxBytes, m.MaxFiles), ExcludeUnsafe: m.ExcludeUnsafe.ValueBool()}
 	m.ID, m.SnapshotID = types.StringValue(id), types.StringValue(id)
 	if m.S3 != nil {
 		r.createS3(ctx, ws, sreq, req.Config, &m, resp.Private, &resp.Diagnostics)
@@ -183,15 +197,26 @@ func (r *snapshotResource) Create(ctx context.Context, req resource.CreateReques
 		sreq.BasePath = m.Local.BasePath.ValueString()
 		res, err := ws.Snapshot(ctx, sreq)
 		if err != nil {
-			resp.Diagnostics.AddError("Snapshot failed", err.Error())
+			resp.Diagnostics.AddError("Snapshot failed", snapshotFailure(err))
 			return
 		}
 		m.Path, m.URL = types.StringValue(res.Path), types.StringNull()
 		m.setSummary(res.Summary)
+		warnExcluded(res.Excluded, &resp.Diagnostics)
 	}
 	if !resp.Diagnostics.HasError() {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 	}
+}
+
+// snapshotFailure is the detail of a failed snapshot; an unsafe member
+// says how to get past it.
+func snapshotFailure(err error) string {
+	if errors.Is(err, snapshotpkg.ErrUnsafeMember) {
+		return err.Error() + ". A restore would refuse the archive: remove that path from the workspace, list it in " +
+			"exclude, or set exclude_unsafe = true to leave every such path out."
+	}
+	return err.Error()
 }
 
 func (m *snapshotResourceModel) setSummary(sum snapshotpkg.Summary) {

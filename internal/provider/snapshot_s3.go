@@ -94,11 +94,12 @@ func (r *snapshotResource) createS3(ctx context.Context, ws *workspace.Workspace
 	t.Credentials = creds
 	res, err := ws.SnapshotS3(ctx, t, req)
 	if err != nil {
-		diags.AddError("Snapshot failed", err.Error())
+		diags.AddError("Snapshot failed", snapshotFailure(err))
 		return
 	}
 	m.URL, m.Path = types.StringValue(res.Location.URL()), types.StringNull()
 	m.setSummary(res.Summary)
+	warnExcluded(res.Excluded, diags)
 	b, _ := json.Marshal(privateS3Object{ETag: res.ETag, Signed: creds.Set()})
 	diags.Append(private.SetKey(ctx, privateS3Key, b)...)
 }

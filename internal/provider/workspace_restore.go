@@ -35,20 +35,46 @@ func restoreFromAttribute() schema.Attribute {
 		s3EnvCredentialsNote, Validators: []validator.String{s3URLValidator{}, exactlyOne}}
 	attrs["sha256"] = schema.StringAttribute{Required: true, MarkdownDescription: "SHA-256 (hex) the archive must have.",
 		Validators: []validator.String{stringvalidator.RegexMatches(sha256Hex, "must be 64 lower-case hex digits")}}
+	attrs["max_bytes"], attrs["max_files"] = limitAttributes("written in the workspace (the sizes of the archive's "+
+		"regular files)", "files, directories and links written in the workspace")
 	return schema.SingleNestedAttribute{
 		Optional: true,
-		MarkdownDescription: "Hydrate the new workspace from a `sandbox_snapshot` archive before any entry is applied: " +
-			"a host `path` (relative to the working directory unless absolute) or an S3 `url`, and its `sha256`. Every " +
-			"member is checked first; one unsafe member, or another sha256, refuses the archive, naming it, with nothing " +
-			"written. Changing it replaces the workspace.",
-		Attributes:    attrs,
-		PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplace()},
+		MarkdownDescription: "Hydrate the new workspace from a `sandbox_snapshot` archive: a host `path` or an S3 `url`, and its `sha256`. Every member is checked first (links resolved " +
+			"through each other); an unsafe or sparse member, a link leaving the root, an archive past `max_bytes`/`max_files` or " +
+			"another sha256 refuses it, naming why, with nothing written. Changing it (not only its limits) replaces " +
+			"the workspace.",
+		Attributes: attrs,
+		PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplaceIf(restoreFromChanged,
+			"Changing restore_from (other than its limits) replaces the workspace.",
+			"Changing `restore_from` (other than its limits) replaces the workspace.")},
+	}
+}
+
+// restoreFromChanged replaces the workspace when restore_from changes in
+// anything but max_bytes and max_files, which only bound the restore.
+func restoreFromChanged(_ context.Context, req planmodifier.ObjectRequest, resp *objectplanmodifier.RequiresReplaceIfFuncResponse) {
+	if req.StateValue.IsNull() != req.PlanValue.IsNull() || req.PlanValue.IsUnknown() {
+		resp.RequiresReplace = true
+		return
+	}
+	if req.StateValue.IsNull() {
+		return
+	}
+	st, pl := req.StateValue.Attributes(), req.PlanValue.Attributes()
+	for name, v := range pl {
+		if name == "max_bytes" || name == "max_files" {
+			continue
+		}
+		if sv, ok := st[name]; !ok || !sv.Equal(v) {
+			resp.RequiresReplace = true
+			return
+		}
 	}
 }
 
 // restoreSource reads restore_from (keys from cfg); ok is false when it
 // is not set or not yet known.
-func restoreSource(ctx context.Context, o types.Object, cfg tfsdk.Config, diags *diag.Diagnostics) (src workspace.RestoreSource, sum string, ok bool) {
+func restoreSource(ctx context.Context, eng *workspace.Engine, o types.Object, cfg tfsdk.Config, diags *diag.Diagnostics) (src workspace.RestoreSource, sum string, ok bool) {
 	if o.IsNull() || o.IsUnknown() {
 		return src, "", false
 	}
@@ -64,8 +90,13 @@ func restoreSource(ctx context.Context, o types.Object, cfg tfsdk.Config, diags 
 	if !pok || !uok || !sok || !eok || !rok || sum == "" || (p == "") == (u == "") {
 		return src, "", false
 	}
+	num := func(name string) types.Int64 {
+		v, _ := o.Attributes()[name].(types.Int64)
+		return v
+	}
+	limits := outputLimits(eng, num("max_bytes"), num("max_files"))
 	if p != "" {
-		return workspace.RestoreSource{Path: p}, sum, true
+		return workspace.RestoreSource{Path: p, Limits: limits}, sum, true
 	}
 	bucket, key, err := s3store.ParseURL(u)
 	if err != nil {
@@ -76,7 +107,7 @@ func restoreSource(ctx context.Context, o types.Object, cfg tfsdk.Config, diags 
 		return src, "", false
 	}
 	loc := s3store.Location{Endpoint: endpoint, Region: region, Bucket: bucket, Key: key}
-	return workspace.RestoreSource{S3: &loc, Credentials: creds}, sum, true
+	return workspace.RestoreSource{S3: &loc, Credentials: creds, Limits: limits}, sum, true
 }
 
 // planRestore checks, reading only, the archive a new workspace will be
@@ -86,7 +117,7 @@ func planRestore(ctx context.Context, eng *workspace.Engine, req resource.Modify
 	if !req.State.Raw.IsNull() && !plan.ID.IsUnknown() {
 		return
 	}
-	src, sum, ok := restoreSource(ctx, plan.RestoreFrom, req.Config, &resp.Diagnostics)
+	src, sum, ok := restoreSource(ctx, eng, plan.RestoreFrom, req.Config, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -98,7 +129,7 @@ func planRestore(ctx context.Context, eng *workspace.Engine, req resource.Modify
 // restoreWorkspace hydrates the just-created w from restore_from; on
 // failure it removes w again, so nothing of the failed creation stays.
 func (r *workspaceResource) restoreWorkspace(ctx context.Context, w *workspace.Workspace, m workspaceModel, cfg tfsdk.Config, diags *diag.Diagnostics) bool {
-	src, sum, ok := restoreSource(ctx, m.RestoreFrom, cfg, diags)
+	src, sum, ok := restoreSource(ctx, r.eng, m.RestoreFrom, cfg, diags)
 	if !ok {
 		return !diags.HasError()
 	}

@@ -25,8 +25,11 @@ import (
 	"errors"
 	"io/fs"
 	"path"
+	"strconv"
+	"strings"
 	"syscall"
 
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 )
 
@@ -93,7 +96,7 @@ const (
 	OpOOMKills   = "oomkills"   // Response.Size = processes the out-of-memory killer has killed in the container's memory cgroup
 	OpPersist    = "persist"    // arg: JSON list of excluded paths; the workspace tar on stdout (no Response), errors on stderr, exit 1
 	OpRead       = "read"       // arg: byte limit; the file's content on stdout (no Response), errors on stderr, exit 1
-	OpHydrate    = "hydrate"    // tar on stdin, extracted below the root; Response.Size = regular files written
+	OpHydrate    = "hydrate"    // arg: HydrateArg; tar on stdin, extracted below the root; Response.Size = regular files written
 	OpMkEntry    = "mkentry"    // arg: EntryMeta JSON; a directory entry: parents 0755, rel, then its metadata (see EntryMeta)
 )
 
@@ -203,4 +206,22 @@ func (e *remoteError) Unwrap() error { return e.sentinel }
 // runs Main instead of the provider.
 func Invoked(args []string) bool {
 	return len(args) > 0 && path.Base(args[0]) == HelperName
+}
+
+// HydrateArg is OpHydrate's argument: the limits on what the restore
+// writes, as "<max_bytes>,<max_files>".
+func HydrateArg(l sandbox.OutputLimits) string {
+	return strconv.FormatInt(l.MaxBytes, 10) + "," + strconv.FormatInt(l.MaxFiles, 10)
+}
+
+// ParseHydrateArg reads HydrateArg; an empty or malformed argument means
+// the default limits.
+func ParseHydrateArg(arg string) sandbox.OutputLimits {
+	var l sandbox.OutputLimits
+	b, f, ok := strings.Cut(arg, ",")
+	if ok {
+		l.MaxBytes, _ = strconv.ParseInt(b, 10, 64)
+		l.MaxFiles, _ = strconv.ParseInt(f, 10, 64)
+	}
+	return l.WithDefaults()
 }

@@ -146,7 +146,7 @@ func run(ctx context.Context, b *local.Backend, op, rel, arg string, stdin io.Re
 		if err := b.EnsureRoot(ctx); err != nil {
 			return Response{}, err
 		}
-		sum, err := snapshot.Extract(ctx, b.Root(), stdin, true)
+		sum, err := snapshot.Extract(ctx, b.Root(), stdin, true, ParseHydrateArg(arg))
 		return Response{Size: int64(sum.FileCount)}, err
 	case OpKillEnv:
 		n, err := killByEnv(ExecTokenEnv + "=" + arg)

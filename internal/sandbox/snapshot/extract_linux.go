@@ -17,6 +17,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 )
 
 // Extract writes the archive on r below root, re-checking every member as
@@ -27,14 +29,17 @@ import (
 // With owners (and running as root), members get their archived uid and
 // gid: inside a container, whose accounts the workspace declares; on the
 // host, an archive must not hand files to the host's users, so a local
-// restore passes false.
-func Extract(ctx context.Context, root string, r io.Reader, owners bool) (Summary, error) {
+// restore passes false. It writes at most what l allows (zero bounds mean
+// the defaults); the links are resolved through each other once every
+// member is written, so callers that must write nothing on a bad archive
+// validate it first.
+func Extract(ctx context.Context, root string, r io.Reader, owners bool, l sandbox.OutputLimits) (Summary, error) {
 	rootFd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return Summary{}, &os.PathError{Op: "restore", Path: root, Err: err}
 	}
 	defer unix.Close(rootFd)
-	x := &extractor{root: rootFd, c: newChecker(), dirs: map[string]*tar.Header{}, files: map[string]string{}, owner: owners && os.Geteuid() == 0}
+	x := &extractor{root: rootFd, c: newChecker("restore", l), dirs: map[string]*tar.Header{}, files: map[string]string{}, owner: owners && os.Geteuid() == 0}
 	hw := &countingHash{h: sha256.New()}
 	tr := tar.NewReader(io.TeeReader(r, hw))
 	for {
@@ -55,6 +60,9 @@ func Extract(ctx context.Context, root string, r io.Reader, owners bool) (Summar
 		if err := x.member(rel, hdr, tr); err != nil {
 			return Summary{}, fmt.Errorf("restore %s: %w", hdr.Name, err)
 		}
+	}
+	if err := x.c.finish(); err != nil {
+		return Summary{}, err
 	}
 	if err := x.finishDirs(); err != nil {
 		return Summary{}, err

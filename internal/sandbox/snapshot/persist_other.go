@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 )
 
 // Persist needs Linux's openat no-follow walk.
@@ -15,6 +17,6 @@ func Persist(context.Context, string, []string, string, io.Writer) (Summary, err
 }
 
 // Extract needs Linux's openat no-follow resolution.
-func Extract(context.Context, string, io.Reader, bool) (Summary, error) {
+func Extract(context.Context, string, io.Reader, bool, sandbox.OutputLimits) (Summary, error) {
 	return Summary{}, fmt.Errorf("workspace restores are not supported on %s", runtime.GOOS)
 }

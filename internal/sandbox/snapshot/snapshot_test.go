@@ -14,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 )
 
 func writeTree(t *testing.T, root string) {
@@ -81,11 +83,11 @@ func TestPersistRestoreRoundTrip(t *testing.T) {
 	if sum.FileCount != 2 || sum.Files["src/pkg/a.txt"] == "" {
 		t.Errorf("files %v", sum.Files)
 	}
-	if _, err := Validate(bytes.NewReader(buf.Bytes())); err != nil {
+	if _, err := Validate(bytes.NewReader(buf.Bytes()), sandbox.OutputLimits{}); err != nil {
 		t.Fatal(err)
 	}
 	dst := t.TempDir()
-	got, err := Extract(context.Background(), dst, bytes.NewReader(buf.Bytes()), true)
+	got, err := Extract(context.Background(), dst, bytes.NewReader(buf.Bytes()), true, sandbox.OutputLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,12 +158,12 @@ func TestValidateRefusesUnsafeMembers(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			data := archiveOf(t, tc.ms...)
-			_, err := Validate(bytes.NewReader(data))
+			_, err := Validate(bytes.NewReader(data), sandbox.OutputLimits{})
 			if !errors.Is(err, ErrUnsafeMember) || !strings.Contains(err.Error(), `"`+tc.name+`"`) {
 				t.Fatalf("Validate: %v, want a refusal naming %s", err, tc.name)
 			}
 			dst := t.TempDir()
-			if _, err := Extract(context.Background(), dst, bytes.NewReader(data), true); !errors.Is(err, ErrUnsafeMember) {
+			if _, err := Extract(context.Background(), dst, bytes.NewReader(data), true, sandbox.OutputLimits{}); !errors.Is(err, ErrUnsafeMember) {
 				t.Fatalf("Extract: %v", err)
 			}
 		})
@@ -170,7 +172,7 @@ func TestValidateRefusesUnsafeMembers(t *testing.T) {
 
 func TestValidateRefusesShortMember(t *testing.T) {
 	data := archiveOf(t, member{hdr: tar.Header{Name: "./f", Typeflag: tar.TypeReg}, body: strings.Repeat("x", 2000)})
-	if _, err := Validate(bytes.NewReader(data[:1024])); err == nil {
+	if _, err := Validate(bytes.NewReader(data[:1024]), sandbox.OutputLimits{}); err == nil {
 		t.Fatal("a truncated member was accepted")
 	}
 }
@@ -179,7 +181,7 @@ func TestHardLinkInsideIsRestored(t *testing.T) {
 	data := archiveOf(t, member{hdr: tar.Header{Name: "./f", Typeflag: tar.TypeReg}, body: "same"},
 		member{hdr: tar.Header{Name: "./g", Typeflag: tar.TypeLink, Linkname: "./f"}})
 	dst := t.TempDir()
-	if _, err := Extract(context.Background(), dst, bytes.NewReader(data), true); err != nil {
+	if _, err := Extract(context.Background(), dst, bytes.NewReader(data), true, sandbox.OutputLimits{}); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dst, "g")); string(b) != "same" {
@@ -243,7 +245,7 @@ func TestExtractOwners(t *testing.T) {
 	data := archiveOf(t, member{hdr: tar.Header{Name: "./f", Typeflag: tar.TypeReg, Mode: 0o644, Uid: 1234, Gid: 4321}, body: "x"})
 	for _, owners := range []bool{true, false} {
 		dst := t.TempDir()
-		if _, err := Extract(context.Background(), dst, bytes.NewReader(data), owners); err != nil {
+		if _, err := Extract(context.Background(), dst, bytes.NewReader(data), owners, sandbox.OutputLimits{}); err != nil {
 			t.Fatal(err)
 		}
 		fi, err := os.Stat(filepath.Join(dst, "f"))

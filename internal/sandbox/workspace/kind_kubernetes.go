@@ -182,8 +182,8 @@ func (kubernetesDriver) persist(ctx context.Context, w *Workspace, exclude []str
 	return persistInContainer(ctx, w, exclude, manifestDigest, out)
 }
 
-func (kubernetesDriver) hydrate(ctx context.Context, w *Workspace, r io.Reader) (int, error) {
-	return hydrateInContainer(ctx, w, r)
+func (kubernetesDriver) hydrate(ctx context.Context, w *Workspace, r io.Reader, l sandbox.OutputLimits) (int, error) {
+	return hydrateInContainer(ctx, w, r, l)
 }
 
 // KubernetesFieldError is a CheckKubernetesSpec error about one setting

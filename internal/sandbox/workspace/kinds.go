@@ -46,7 +46,8 @@ type driver interface {
 	persist(ctx context.Context, w *Workspace, exclude []string, manifestDigest string, out io.Writer) (snapshot.Summary, error)
 	// hydrate extracts an archive already validated with snapshot.Validate
 	// below w's root and returns the number of regular files written.
-	hydrate(ctx context.Context, w *Workspace, r io.Reader) (int, error)
+	// (and writes at most what the limits allow).
+	hydrate(ctx context.Context, w *Workspace, r io.Reader, l sandbox.OutputLimits) (int, error)
 }
 
 // kindForm is what is known of a kind without a workspace: how its ids

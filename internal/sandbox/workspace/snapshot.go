@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/manifest"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/snapshot"
 )
@@ -27,6 +28,11 @@ type SnapshotRequest struct {
 	// ManifestJSON is the Python SDK's manifest JSON whose digest enters the
 	// fingerprint; nil means the default manifest with the workspace's root.
 	ManifestJSON []byte
+	// Limits bound the archive: its size and its members.
+	Limits sandbox.OutputLimits
+	// ExcludeUnsafe leaves out the members a restore would refuse
+	// (SnapshotResult.Excluded) instead of failing the snapshot.
+	ExcludeUnsafe bool
 }
 
 // SnapshotResult is what a snapshot wrote.
@@ -35,6 +41,8 @@ type SnapshotResult struct {
 	// relative to the working directory).
 	Path string
 	snapshot.Summary
+	// Excluded are the members left out with ExcludeUnsafe.
+	Excluded []snapshot.Excluded
 }
 
 // HostPath resolves a host path given relative to the working directory.
@@ -63,7 +71,7 @@ func (w *Workspace) Snapshot(ctx context.Context, req SnapshotRequest) (Snapshot
 		return SnapshotResult{}, err
 	}
 	defer os.Remove(tmp.Name()) // a no-op once renamed
-	sum, err := w.persistTo(ctx, req.Exclude, req.ManifestJSON, tmp)
+	sum, excluded, err := w.persistTo(ctx, req, tmp)
 	if err == nil {
 		err = tmp.Sync()
 	}
@@ -79,19 +87,47 @@ func (w *Workspace) Snapshot(ctx context.Context, req SnapshotRequest) (Snapshot
 	if err != nil {
 		return SnapshotResult{}, fmt.Errorf("snapshot of workspace %s: %w", w.ID, err)
 	}
-	return SnapshotResult{Path: rel, Summary: sum}, nil
+	return SnapshotResult{Path: rel, Summary: sum, Excluded: excluded}, nil
 }
 
-// persistTo writes the workspace's tar to out, leaving out exclude and the
-// mount patterns' generated configuration (credentials included), which
-// are the Python SDK's runtime skip paths: never persisted.
-func (w *Workspace) persistTo(ctx context.Context, exclude []string, manifestJSON []byte, out io.Writer) (snapshot.Summary, error) {
-	digest, err := w.manifestDigest(manifestJSON)
+// persistTo writes the workspace's tar to out, leaving out req.Exclude and
+// the mount patterns' generated configuration (credentials included),
+// which are the Python SDK's runtime skip paths: never persisted. What
+// the backend persists (inside the container for a container) is
+// untrusted: it passes snapshot.Check on its way to out, so the archive
+// is bounded by req.Limits and holds only members a restore accepts.
+func (w *Workspace) persistTo(ctx context.Context, req SnapshotRequest, out io.Writer) (snapshot.Summary, []snapshot.Excluded, error) {
+	digest, err := w.manifestDigest(req.ManifestJSON)
 	if err != nil {
-		return snapshot.Summary{}, err
+		return snapshot.Summary{}, nil, err
 	}
-	skip := append(append([]string(nil), exclude...), sessionDirParents...)
-	return w.drv.persist(ctx, w, skip, digest, out)
+	skip := append(append([]string(nil), req.Exclude...), sessionDirParents...)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		_, err := w.drv.persist(ctx, w, skip, digest, pw)
+		pw.CloseWithError(err)
+		done <- err
+	}()
+	sum, excluded, cerr := snapshot.Check(ctx, pr, out, snapshot.CheckOptions{Limits: req.Limits,
+		ExcludeUnsafe: req.ExcludeUnsafe, ManifestDigest: digest})
+	if cerr == nil {
+		_, cerr = io.Copy(io.Discard, pr) // what follows the end of the archive is not part of it
+	}
+	pr.CloseWithError(errors.New("the snapshot stopped"))
+	if cerr != nil {
+		cancel()
+		if perr := <-done; perr != nil && errors.Is(cerr, perr) {
+			return snapshot.Summary{}, nil, perr
+		}
+		return snapshot.Summary{}, nil, cerr
+	}
+	if err := <-done; err != nil {
+		return snapshot.Summary{}, nil, err
+	}
+	return sum, excluded, nil
 }
 
 func (w *Workspace) manifestDigest(manifestJSON []byte) (string, error) {

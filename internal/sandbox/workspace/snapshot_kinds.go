@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/local"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/snapshot"
 )
@@ -18,8 +19,8 @@ func (localDriver) persist(ctx context.Context, w *Workspace, exclude []string, 
 	return snapshot.PersistRoot(ctx, w.Root, exclude, points, manifestDigest, out)
 }
 
-func (localDriver) hydrate(ctx context.Context, w *Workspace, r io.Reader) (int, error) {
-	sum, err := snapshot.Extract(ctx, w.Root, r, false) // host files keep the provider's user
+func (localDriver) hydrate(ctx context.Context, w *Workspace, r io.Reader, l sandbox.OutputLimits) (int, error) {
+	sum, err := snapshot.Extract(ctx, w.Root, r, false, l) // host files keep the provider's user
 	return sum.FileCount, err
 }
 
@@ -27,7 +28,7 @@ func (localDriver) hydrate(ctx context.Context, w *Workspace, r io.Reader) (int,
 // writes and reads snapshot streams (package incontainer).
 type containerStreams interface {
 	Persist(ctx context.Context, exclude []string, out io.Writer) error
-	Hydrate(ctx context.Context, r io.Reader) (int, error)
+	HydrateWithin(ctx context.Context, r io.Reader, l sandbox.OutputLimits) (int, error)
 }
 
 func streamsOf(w *Workspace) (containerStreams, error) {
@@ -61,18 +62,18 @@ func persistInContainer(ctx context.Context, w *Workspace, exclude []string, man
 	return sum, serr
 }
 
-func hydrateInContainer(ctx context.Context, w *Workspace, r io.Reader) (int, error) {
+func hydrateInContainer(ctx context.Context, w *Workspace, r io.Reader, l sandbox.OutputLimits) (int, error) {
 	b, err := streamsOf(w)
 	if err != nil {
 		return 0, err
 	}
-	return b.Hydrate(ctx, r)
+	return b.HydrateWithin(ctx, r, l)
 }
 
 func (dockerDriver) persist(ctx context.Context, w *Workspace, exclude []string, manifestDigest string, out io.Writer) (snapshot.Summary, error) {
 	return persistInContainer(ctx, w, exclude, manifestDigest, out)
 }
 
-func (dockerDriver) hydrate(ctx context.Context, w *Workspace, r io.Reader) (int, error) {
-	return hydrateInContainer(ctx, w, r)
+func (dockerDriver) hydrate(ctx context.Context, w *Workspace, r io.Reader, l sandbox.OutputLimits) (int, error) {
+	return hydrateInContainer(ctx, w, r, l)
 }

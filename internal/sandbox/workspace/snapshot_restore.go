@@ -6,16 +6,20 @@ import (
 	"io"
 	"os"
 
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/s3store"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/snapshot"
 )
 
 // RestoreSource is where a restore reads its archive: a host Path
-// (relative to the working directory unless absolute) or an S3 object.
+// (relative to the working directory unless absolute) or an S3 object,
+// and the Limits on what the restore writes (zero bounds mean the
+// defaults).
 type RestoreSource struct {
 	Path        string
 	S3          *s3store.Location
 	Credentials s3store.Credentials
+	Limits      sandbox.OutputLimits
 }
 
 func (s RestoreSource) String() string {
@@ -111,7 +115,7 @@ func (w *Workspace) RestoreFrom(ctx context.Context, src RestoreSource, wantSHA2
 	defer rd.Close()
 	r, err := rd.again(ctx)
 	if err == nil {
-		_, err = w.drv.hydrate(ctx, w, r)
+		_, err = w.drv.hydrate(ctx, w, r, src.Limits)
 	}
 	if err != nil {
 		return snapshot.Summary{}, fmt.Errorf("restore_from %s into workspace %s: %w", src, w.ID, err)
@@ -124,7 +128,7 @@ func (w *Workspace) RestoreFrom(ctx context.Context, src RestoreSource, wantSHA2
 func (e *Engine) CheckRestoreSource(ctx context.Context, src RestoreSource, wantSHA256 string) error {
 	rd, _, err := e.validateSource(ctx, src, wantSHA256)
 	if err != nil {
-		return err
+		return fmt.Errorf("%w; the archive was refused and nothing was written", err)
 	}
 	return rd.Close()
 }
@@ -139,7 +143,7 @@ func (e *Engine) validateSource(ctx context.Context, src RestoreSource, wantSHA2
 	r, err := rd.first(ctx)
 	var sum snapshot.Summary
 	if err == nil {
-		sum, err = snapshot.Validate(r)
+		sum, err = snapshot.Validate(r, src.Limits)
 	}
 	if err == nil && sum.SHA256 != wantSHA256 {
 		err = fmt.Errorf("%w: it has sha256 %s, restore_from.sha256 is %s", ErrArchiveChanged, sum.SHA256, wantSHA256)

@@ -28,6 +28,8 @@ type SnapshotS3Result struct {
 	Location s3store.Location
 	ETag     string
 	snapshot.Summary
+	// Excluded are the members left out with ExcludeUnsafe.
+	Excluded []snapshot.Excluded
 }
 
 // SnapshotS3 persists the workspace root as Snapshot does, streaming the
@@ -46,14 +48,15 @@ func (w *Workspace) SnapshotS3(ctx context.Context, t S3Target, req SnapshotRequ
 	defer cancel()
 	pr, pw := io.Pipe()
 	type persisted struct {
-		sum snapshot.Summary
-		err error
+		sum      snapshot.Summary
+		excluded []snapshot.Excluded
+		err      error
 	}
 	done := make(chan persisted, 1)
 	go func() {
-		sum, err := w.persistTo(ctx, req.Exclude, req.ManifestJSON, pw)
+		sum, excluded, err := w.persistTo(ctx, req, pw)
 		pw.CloseWithError(err)
-		done <- persisted{sum, err}
+		done <- persisted{sum, excluded, err}
 	}()
 	// With a persist that fails, the upload reads its error and aborts.
 	st, uerr := c.Upload(ctx, pr, map[string]string{"sandbox-snapshot-id": req.SnapshotID})
@@ -70,7 +73,7 @@ func (w *Workspace) SnapshotS3(ctx context.Context, t S3Target, req SnapshotRequ
 	if err != nil {
 		return SnapshotS3Result{}, fmt.Errorf("snapshot of workspace %s to %s: %w", w.ID, c.Location().URL(), err)
 	}
-	return SnapshotS3Result{Location: c.Location(), ETag: st.ETag, Summary: p.sum}, nil
+	return SnapshotS3Result{Location: c.Location(), ETag: st.ETag, Summary: p.sum, Excluded: p.excluded}, nil
 }
 
 // ReadObject HEADs a snapshot object; it only reads.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/fshelper"
 )
@@ -49,7 +50,14 @@ func (w *Workspace) helperStream(ctx context.Context, op, rel, arg string, out i
 // helper (fshelper.OpHydrate), which checks every member again as it
 // goes. It returns the number of regular files written.
 func (w *Workspace) Hydrate(ctx context.Context, r io.Reader) (int, error) {
-	resp, err := w.helper(ctx, fshelper.OpHydrate, ".", "", r)
+	return w.HydrateWithin(ctx, r, sandbox.OutputLimits{})
+}
+
+// HydrateWithin is Hydrate writing at most what l allows (zero bounds
+// mean the defaults).
+func (w *Workspace) HydrateWithin(ctx context.Context, r io.Reader, l sandbox.OutputLimits) (int, error) {
+	l = l.WithDefaults()
+	resp, err := w.helper(ctx, fshelper.OpHydrate, ".", fshelper.HydrateArg(l), r)
 	return int(resp.Size), err
 }
 
