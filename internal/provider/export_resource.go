@@ -2,7 +2,12 @@ package provider
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -33,24 +38,36 @@ type exportResource struct {
 }
 
 type exportModel struct {
-	ID          types.String `tfsdk:"id"`
-	WorkspaceID types.String `tfsdk:"workspace_id"`
-	Paths       types.List   `tfsdk:"paths"`
-	Destination types.String `tfsdk:"destination"`
-	Triggers    types.Map    `tfsdk:"triggers"`
-	Files       types.Map    `tfsdk:"files"`
+	ID          types.String   `tfsdk:"id"`
+	WorkspaceID types.String   `tfsdk:"workspace_id"`
+	Paths       types.List     `tfsdk:"paths"`
+	Destination types.String   `tfsdk:"destination"`
+	Triggers    types.Map      `tfsdk:"triggers"`
+	Files       types.Map      `tfsdk:"files"`
+	MaxBytes    types.Int64    `tfsdk:"max_bytes"`
+	MaxFiles    types.Int64    `tfsdk:"max_files"`
+	Timeouts    timeouts.Value `tfsdk:"timeouts"`
 }
+
+// defaultExportTimeout bounds an export whose timeouts block sets no
+// create.
+const defaultExportTimeout = 20 * time.Minute
 
 func (r *exportResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_export"
 }
 
-func (r *exportResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func (r *exportResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Copies the workspace files matching `paths` to a host directory, on create and again (as a " +
 			"replacement) whenever an argument or `triggers` changes. Streamed and atomic per file; a symlink is never " +
 			"followed out of the workspace or the destination. A host file already at a target path (or an exported " +
-			"copy changed since) fails the export and is never replaced. Destroy removes only the files it exported.",
+			"copy changed since) fails the export and is never replaced. Destroy removes only the files it exported. " +
+			"What comes out of the workspace is bounded: at most `max_files` files and `max_bytes` data bytes (sparse " +
+			"files are written sparse, their holes not counted), within the `create` timeout (default 20 minutes); " +
+			"a failure leaves no partial file in the destination.",
+		Blocks: map[string]schema.Block{"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true,
+			CreateDescription: "How long the export may take (a duration such as `\"30m\"`). Default `\"20m\"`."})},
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{Computed: true, MarkdownDescription: "Random id of this export.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
@@ -72,6 +89,9 @@ func (r *exportResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 			"files":    fileDigestsAttribute("exported"),
 		},
 	}
+	for name, a := range limitAttributes("this export") {
+		resp.Schema.Attributes[name] = a
+	}
 }
 
 func (r *exportResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
@@ -86,12 +106,23 @@ func (r *exportResource) Create(ctx context.Context, req resource.CreateRequest,
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	timeout, diags := m.Timeouts.Create(ctx, defaultExportTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
 	ws, err := r.eng.Open(ctx, m.WorkspaceID.ValueString())
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("workspace_id"), "Workspace not found", err.Error())
 		return
 	}
-	res, err := ws.Export(ctx, workspace.ExportRequest{Paths: globs, Destination: m.Destination.ValueString()})
+	res, err := ws.Export(ctx, workspace.ExportRequest{Paths: globs, Destination: m.Destination.ValueString(),
+		Limits: outputLimits(m.MaxBytes, m.MaxFiles, r.eng.OutputLimits)})
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = fmt.Errorf("%w: the export did not finish within its create timeout of %s", err, timeout)
+	}
 	if err != nil {
 		// What was exported before the failure is removed again.
 		_, _ = r.eng.RemoveExport(m.Destination.ValueString(), res.Files, res.Dirs)
@@ -119,7 +150,8 @@ func (r *exportResource) Read(ctx context.Context, req resource.ReadRequest, res
 	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
 }
 
-// Update is never called with a change: every argument replaces.
+// Update changes only max_bytes, max_files or timeouts, which bound the
+// next export: every other argument replaces.
 func (r *exportResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var m exportModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)

@@ -2,63 +2,61 @@ package provider
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
+	providerschema "github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
-	snapshotpkg "github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/snapshot"
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
 )
 
-// providerOutputLimits are the provider-level defaults of max_bytes and
-// max_files.
-func providerOutputLimits(*workspace.Engine) sandbox.OutputLimits {
-	// The provider default is read here: the provider-level max_bytes and
-	// max_files once the provider schema has them; until then the engine's
-	// defaults.
-	return sandbox.OutputLimits{}.WithDefaults()
+// Bounds on what a resource takes out of a workspace (max_bytes,
+// max_files): attributes of the provider (the defaults) and of each such
+// resource.
+
+func maxBytesText(on string) string {
+	return fmt.Sprintf("Most bytes %s may write on the host: data bytes, the holes of sparse files are not counted (they "+
+		"are written as holes). Reaching it fails naming the file and leaves nothing partial behind.", on)
 }
 
-// outputLimits are the bounds a resource asks for: each unset one is the
-// provider's default.
-func outputLimits(eng *workspace.Engine, maxBytes, maxFiles types.Int64) sandbox.OutputLimits {
-	l := providerOutputLimits(eng)
-	if v := maxBytes.ValueInt64(); !maxBytes.IsNull() && !maxBytes.IsUnknown() && v > 0 {
-		l.MaxBytes = v
-	}
-	if v := maxFiles.ValueInt64(); !maxFiles.IsNull() && !maxFiles.IsUnknown() && v > 0 {
-		l.MaxFiles = v
-	}
-	return l
+func maxFilesText(on string) string {
+	return fmt.Sprintf("Most files %s may write on the host; more fails before anything is written.", on)
 }
 
-// limitAttributes are the optional max_bytes and max_files of an
-// operation that takes data out of a workspace (what says what they bound).
-func limitAttributes(bytesWhat, filesWhat string) (maxBytes, maxFiles schema.Int64Attribute) {
-	at := []validator.Int64{int64validator.AtLeast(1)}
-	maxBytes = schema.Int64Attribute{Optional: true, Validators: at, MarkdownDescription: fmt.Sprintf("At most this many "+
-		"bytes %s; past it the operation fails naming `max_bytes` and the path it reached. Default: the provider's "+
-		"`max_bytes` (10 GiB unless set there).", bytesWhat)}
-	maxFiles = schema.Int64Attribute{Optional: true, Validators: at, MarkdownDescription: fmt.Sprintf("At most this many "+
-		"%s; past it the operation fails naming `max_files`. Default: the provider's `max_files` (%d unless set there).",
-		filesWhat, sandbox.DefaultMaxFiles)}
-	return maxBytes, maxFiles
+// providerLimitAttributes are the provider's max_bytes and max_files.
+func providerLimitAttributes() map[string]providerschema.Attribute {
+	return map[string]providerschema.Attribute{
+		"max_bytes": providerschema.Int64Attribute{Optional: true, Validators: []validator.Int64{int64validator.AtLeast(1)},
+			MarkdownDescription: maxBytesText("one export, snapshot or restore") +
+				fmt.Sprintf(" The default of each resource's `max_bytes`. Default %d (10 GiB).", sandbox.DefaultMaxBytes)},
+		"max_files": providerschema.Int64Attribute{Optional: true, Validators: []validator.Int64{int64validator.AtLeast(1)},
+			MarkdownDescription: maxFilesText("one export, snapshot or restore") +
+				fmt.Sprintf(" The default of each resource's `max_files`. Default %d.", sandbox.DefaultMaxFiles)},
+	}
 }
 
-// warnExcluded names every member exclude_unsafe left out of a snapshot.
-func warnExcluded(ex []snapshotpkg.Excluded, diags *diag.Diagnostics) {
-	if len(ex) == 0 {
-		return
+// limitAttributes are a resource's max_bytes and max_files; what describes
+// the resource's operation ("this export").
+func limitAttributes(what string) map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"max_bytes": schema.Int64Attribute{Optional: true, Validators: []validator.Int64{int64validator.AtLeast(1)},
+			MarkdownDescription: maxBytesText(what) + " Default: the provider's `max_bytes` (10 GiB)."},
+		"max_files": schema.Int64Attribute{Optional: true, Validators: []validator.Int64{int64validator.AtLeast(1)},
+			MarkdownDescription: maxFilesText(what) + fmt.Sprintf(" Default: the provider's `max_files` (%d).", sandbox.DefaultMaxFiles)},
 	}
-	lines := make([]string, 0, len(ex))
-	for _, e := range ex {
-		lines = append(lines, fmt.Sprintf("%s: %s", e.Path, e.Reason))
+}
+
+// outputLimits are the bounds set by max_bytes and max_files, each unset
+// one taken from defaults (the provider's).
+func outputLimits(maxBytes, maxFiles types.Int64, defaults sandbox.OutputLimits) sandbox.OutputLimits {
+	l := defaults
+	if !maxBytes.IsNull() && !maxBytes.IsUnknown() {
+		l.MaxBytes = maxBytes.ValueInt64()
 	}
-	diags.AddWarning("Unsafe paths left out of the snapshot",
-		"exclude_unsafe = true left out what a restore would refuse:\n"+strings.Join(lines, "\n"))
+	if !maxFiles.IsNull() && !maxFiles.IsUnknown() {
+		l.MaxFiles = maxFiles.ValueInt64()
+	}
+	return l.WithDefaults()
 }

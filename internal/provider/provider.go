@@ -56,6 +56,8 @@ type providerModel struct {
 	DockerCertPEM   types.String             `tfsdk:"docker_cert_pem"`
 	DockerKeyPEM    types.String             `tfsdk:"docker_key_pem"`
 	Kubernetes      *kubernetesProviderModel `tfsdk:"kubernetes"`
+	MaxBytes        types.Int64              `tfsdk:"max_bytes"`
+	MaxFiles        types.Int64              `tfsdk:"max_files"`
 }
 
 type grantModel struct {
@@ -155,6 +157,9 @@ func (p *sandboxProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 			},
 		},
 	}
+	for name, a := range providerLimitAttributes() {
+		resp.Schema.Attributes[name] = a
+	}
 }
 
 func (p *sandboxProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
@@ -220,6 +225,7 @@ func (p *sandboxProvider) Configure(ctx context.Context, req provider.ConfigureR
 	}
 	eng := workspace.New(workspace.Config{LocalBaseDir: filepath.Clean(base), WorkingDir: wd, Grants: grants, Docker: dockerCfg,
 		Kubernetes: kubeCfg, AllowHardLinks: cfg.AllowHardLinks.ValueBool()})
+	eng.OutputLimits = outputLimits(cfg.MaxBytes, cfg.MaxFiles, sandbox.OutputLimits{})
 	resp.ResourceData = eng
 	resp.DataSourceData = eng
 	resp.EphemeralResourceData = eng

@@ -80,7 +80,7 @@ func (r *snapshotResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 		return schema.Int64Attribute{Computed: true, MarkdownDescription: desc,
 			PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()}}
 	}
-	maxBytes, maxFiles := limitAttributes("in the archive (its size)", "members (files, directories and links) in the archive")
+	maxBytes, maxFiles := archiveLimitAttributes("in the archive (its size)", "members (files, directories and links) in the archive")
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A tar of a workspace's root as the Python SDK persists it (workspace-relative `.`-rooted " +
 			"members, without `exclude` paths, mount targets or helper files), taken on create and again (as a " +
@@ -189,7 +189,7 @@ func (r *snapshotResource) Create(ctx context.Context, req resource.CreateReques
 	}
 	id := newRunID()
 	sreq := workspace.SnapshotRequest{SnapshotID: id, Exclude: exclude, ManifestJSON: manifest,
-		Limits: outputLimits(r.eng, m.MaxBytes, m.MaxFiles), ExcludeUnsafe: m.ExcludeUnsafe.ValueBool()}
+		Limits: engineOutputLimits(r.eng, m.MaxBytes, m.MaxFiles), ExcludeUnsafe: m.ExcludeUnsafe.ValueBool()}
 	m.ID, m.SnapshotID = types.StringValue(id), types.StringValue(id)
 	if m.S3 != nil {
 		r.createS3(ctx, ws, sreq, req.Config, &m, resp.Private, &resp.Diagnostics)

@@ -35,7 +35,7 @@ func restoreFromAttribute() schema.Attribute {
 		s3EnvCredentialsNote, Validators: []validator.String{s3URLValidator{}, exactlyOne}}
 	attrs["sha256"] = schema.StringAttribute{Required: true, MarkdownDescription: "SHA-256 (hex) the archive must have.",
 		Validators: []validator.String{stringvalidator.RegexMatches(sha256Hex, "must be 64 lower-case hex digits")}}
-	attrs["max_bytes"], attrs["max_files"] = limitAttributes("written in the workspace (the sizes of the archive's "+
+	attrs["max_bytes"], attrs["max_files"] = archiveLimitAttributes("written in the workspace (the sizes of the archive's "+
 		"regular files)", "files, directories and links written in the workspace")
 	return schema.SingleNestedAttribute{
 		Optional: true,
@@ -94,7 +94,7 @@ func restoreSource(ctx context.Context, eng *workspace.Engine, o types.Object, c
 		v, _ := o.Attributes()[name].(types.Int64)
 		return v
 	}
-	limits := outputLimits(eng, num("max_bytes"), num("max_files"))
+	limits := engineOutputLimits(eng, num("max_bytes"), num("max_files"))
 	if p != "" {
 		return workspace.RestoreSource{Path: p, Limits: limits}, sum, true
 	}

@@ -98,6 +98,7 @@ const (
 	OpRead       = "read"       // arg: byte limit; the file's content on stdout (no Response), errors on stderr, exit 1
 	OpHydrate    = "hydrate"    // arg: HydrateArg; tar on stdin, extracted below the root; Response.Size = regular files written
 	OpMkEntry    = "mkentry"    // arg: EntryMeta JSON; a directory entry: parents 0755, rel, then its metadata (see EntryMeta)
+	OpExport     = "export"     // JSON list of files on stdin; their tar on stdout (backend.ExportArchiver; no Response), errors on stderr, exit 1
 )
 
 // StatHash is OpStat's argument asking for the content digest too.

@@ -44,6 +44,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return persist(args[1], arg, stdout, stderr)
 	case OpRead:
 		return readOut(args[1], rel, arg, stdout, stderr)
+	case OpExport:
+		return exportOut(args[1], stdin, stdout, stderr)
 	}
 	resp, err := run(context.Background(), local.New(args[1]).CacheFileDigests(), op, rel, arg, stdin)
 	if errors.Is(err, errUsage) {

@@ -49,6 +49,10 @@ type Engine struct {
 	drivers map[string]driver
 	// mountLocks serialise mounts of one path (see lockMountPath).
 	mountLocks sync.Map
+	// OutputLimits are the provider's default bounds on what an export,
+	// snapshot or restore takes out of a workspace (max_bytes, max_files);
+	// the zero value means sandbox.DefaultMaxBytes and DefaultMaxFiles.
+	OutputLimits sandbox.OutputLimits
 }
 
 // New returns an engine for cfg. Nothing is touched on disk and no daemon

@@ -2,7 +2,6 @@ package workspace
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -14,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 )
 
@@ -25,6 +25,9 @@ type ExportRequest struct {
 	// Destination is the host directory, relative to the working directory
 	// unless absolute; created (0755) when missing.
 	Destination string
+	// Limits bound the bytes (holes of sparse files not counted) and the
+	// files written; zero bounds are the defaults.
+	Limits sandbox.OutputLimits
 }
 
 // ExportResult is what an export wrote: path → SHA-256 (hex) of each file,
@@ -42,16 +45,22 @@ type ExportResult struct {
 // replaced: every target is checked before the first is written (an
 // *ExportConflictError names them), and each file is written to a
 // temporary name and linked into place only if its path is still free, so
-// a file is either the whole export or untouched.
+// a file is either the whole export or untouched. More files or data bytes
+// than req.Limits allow fail with a *sandbox.LimitError; what was written
+// until then is in the result, for the caller to remove.
+//
+// A backend that streams an archive (backend.ExportArchiver) sends every
+// file in one stream, holes of sparse files left out and recreated as
+// holes; otherwise each file is read on its own.
 func (w *Workspace) Export(ctx context.Context, req ExportRequest) (ExportResult, error) {
 	res := ExportResult{Files: map[string]string{}}
-	reader, ok := w.Backend.(backend.FileReader)
-	if !ok {
-		return res, fmt.Errorf("workspace %s cannot read files", w.ID)
-	}
+	limits := req.Limits.WithDefaults()
 	tree, err := w.exportTree(ctx, req.Paths)
 	if err != nil {
 		return res, err
+	}
+	if int64(len(tree)) > limits.MaxFiles {
+		return res, &sandbox.LimitError{Op: "export", Limit: "max_files", Value: limits.MaxFiles, Path: tree[limits.MaxFiles].Rel}
 	}
 	dest := w.eng.HostPath(req.Destination)
 	if err := os.MkdirAll(dest, 0o755); err != nil {
@@ -65,24 +74,27 @@ func (w *Workspace) Export(ctx context.Context, req ExportRequest) (ExportResult
 	if err := exportConflicts(root, req.Destination, tree, nil); err != nil {
 		return res, err
 	}
-	for _, f := range tree {
-		dirs, err := mkdirsInRoot(root, path.Dir(f.Rel))
-		res.Dirs = append(res.Dirs, dirs...)
-		if err == nil {
-			var sum string
-			if sum, err = exportFile(ctx, reader, root, f); err == nil {
-				res.Files[f.Rel] = sum
-				continue
-			}
-		}
-		var conflict *ExportConflictError
-		if errors.As(err, &conflict) {
-			conflict.Destination = req.Destination
-			return res, err
-		}
-		return res, fmt.Errorf("exporting %s to %s: %w", f.Rel, req.Destination, err)
+	x := &exporter{root: root, res: &res, budget: limits.MaxBytes, limits: limits}
+	if a, ok := w.Backend.(backend.ExportArchiver); ok {
+		err = x.archive(ctx, a, tree)
+	} else if reader, ok := w.Backend.(backend.FileReader); ok {
+		err = x.each(ctx, reader, tree)
+	} else {
+		return res, fmt.Errorf("workspace %s cannot read files", w.ID)
 	}
-	return res, nil
+	var conflict *ExportConflictError
+	var limit *sandbox.LimitError
+	switch {
+	case err == nil:
+	case errors.As(err, &conflict):
+		conflict.Destination = req.Destination
+	case errors.As(err, &limit):
+	case x.at != "":
+		err = fmt.Errorf("exporting %s from workspace %s to %s: %w", x.at, w.ID, req.Destination, err)
+	default:
+		err = fmt.Errorf("exporting from workspace %s to %s: %w", w.ID, req.Destination, err)
+	}
+	return res, err
 }
 
 // exportTree lists the regular files of w matching globs.
@@ -98,35 +110,6 @@ func (w *Workspace) exportTree(ctx context.Context, globs []string) ([]backend.T
 		}
 	}
 	return out, nil
-}
-
-func exportFile(ctx context.Context, r backend.FileReader, root *os.Root, f backend.TreeFile) (string, error) {
-	b := make([]byte, 8)
-	_, _ = rand.Read(b)
-	tmp := path.Join(path.Dir(f.Rel), ".sandbox-export-"+hex.EncodeToString(b))
-	out, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return "", err
-	}
-	defer func() { _ = root.Remove(tmp) }()
-	h := sha256.New()
-	_, err = r.ReadFile(ctx, f.Rel, io.MultiWriter(out, h), 1<<62)
-	if err == nil {
-		err = out.Chmod(f.Perm & 0o777)
-	}
-	if err == nil {
-		err = out.Sync()
-	}
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = placeNoReplace(root, tmp, f.Rel)
-	}
-	if err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // ExportState reports which exported files are still at the destination

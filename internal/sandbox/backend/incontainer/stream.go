@@ -1,7 +1,6 @@
 package incontainer
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -41,7 +40,7 @@ func (w *Workspace) helperStream(ctx context.Context, op, rel, arg string, out i
 		return err
 	}
 	if res.ExitCode != 0 {
-		return fmt.Errorf("file helper %s %s in %s failed: %s", op, rel, w.r.Name(), bytes.TrimSpace(res.Stderr))
+		return helperFailed(op, rel, w.r.Name(), res)
 	}
 	return nil
 }
