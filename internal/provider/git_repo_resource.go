@@ -84,8 +84,8 @@ func (gitRepoKind) schema() schema.Schema {
 		Optional: true,
 		MarkdownDescription: "Clone URL overriding `https://<host>/<repo>.git`: `https://`, `http://`, `git://`, `file://`, `ssh://` or " +
 			"scp-like `user@host:path`. Must not carry a password: use `password_wo` or `token_wo`. Shown in errors without its userinfo. " +
-			"A `file://` URL is absolute and must lie under the working directory or a provider `extra_path_grants` entry " +
-			"(`outside_base_dir` otherwise); a plain path is refused. [Repositories on this machine](#repositories-on-this-machine).",
+			"A `file://` URL must lie under the working directory or an `extra_path_grants` entry " +
+			"([local repositories](#repositories-on-this-machine)).",
 	}
 	attrs["token_wo"] = writeOnly("HTTP(S) access token, sent as the basic-auth password (user `x-access-token`). Conflicts with `username_wo`/`password_wo` and `ssh_private_key_wo`.")
 	attrs["username_wo"] = writeOnly("HTTP(S) basic-auth user name, with `password_wo`.")
