@@ -7,58 +7,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/mount"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/testutil/fakes3"
 )
-
-// busyShims puts fusermount3 and umount wrappers first on PATH that answer
-// "busy" (as a mount in use does) to the first <limit> non-lazy unmounts
-// of a mount point, limit read from dir/<mount point with / as _>.limit
-// (none: 0, "-1": always busy), and otherwise run the real tools. It
-// returns the directory holding the limits and the counts of refused
-// unmounts.
-func busyShims(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	for _, tool := range []string{"fusermount3", "umount"} {
-		real, err := exec.LookPath(tool)
-		if err != nil {
-			t.Fatalf("%s: %v", tool, err)
-		}
-		lazy := "-uz"
-		if tool == "umount" {
-			lazy = "-l"
-		}
-		script := fmt.Sprintf(`#!/bin/sh
-state=%q
-lazy=
-mp=
-for a in "$@"; do
-  case "$a" in %s) lazy=1 ;; -*) ;; *) mp=$a ;; esac
-done
-key=$(printf '%%s' "$mp" | tr / _)
-if [ -z "$lazy" ] && [ -f "$state/$key.limit" ]; then
-  limit=$(cat "$state/$key.limit")
-  n=$(cat "$state/$key.count" 2>/dev/null || echo 0)
-  if [ "$limit" = -1 ] || [ "$n" -lt "$limit" ]; then
-    echo $((n+1)) > "$state/$key.count"
-    echo "%s: $mp: Device or resource busy" >&2
-    exit 1
-  fi
-fi
-exec %q "$@"
-`, dir, lazy, tool, real)
-		if err := os.WriteFile(filepath.Join(dir, tool), []byte(script), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
-	return dir
-}
 
 // cpuLoad runs n busy processes until the test ends.
 func cpuLoad(t *testing.T, n int) {
@@ -135,7 +92,7 @@ func TestApplyMountFailureLeavesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { fakes3.UnmountAllUnder(t, w.Root) })
-	state := busyShims(t)
+	busy := fakes3.BusyUnmounts(t)
 	raw, err := json.Marshal(map[string]any{"type": "s3_mount", "bucket": "bucket", "endpoint_url": srv.Endpoint,
 		"s3_provider": "Other", "access_key_id": "AKIDWRONGWRONGWRONG", "secret_access_key": "wrong-secret-value-0123",
 		"mount_strategy": map[string]any{"type": "in_container", "pattern": map[string]any{"type": "rclone"}}})
@@ -150,14 +107,12 @@ func TestApplyMountFailureLeavesNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 		rel := fmt.Sprintf("m%02d", i)
-		key := strings.ReplaceAll(filepath.Join(w.Root, rel), "/", "_")
-		limit := "2" // fusermount3 -u and umount of one attempt
+		mp := filepath.Join(w.Root, rel)
+		limit := 2 // fusermount3 -u and umount of one attempt
 		if i%10 == 0 {
-			limit = "-1"
+			limit = -1
 		}
-		if err := os.WriteFile(filepath.Join(state, key+".limit"), []byte(limit), 0o600); err != nil {
-			t.Fatal(err)
-		}
+		busy.Set(t, mp, limit)
 		start := time.Now()
 		_, err = eng.ApplyMount(ctx, MountRequest{WorkspaceID: w.ID, Path: rel, Mount: m,
 			SessionID: fmt.Sprintf("%032x", i+1)})
@@ -168,7 +123,7 @@ func TestApplyMountFailureLeavesNothing(t *testing.T) {
 			t.Errorf("repetition %d (%s): %v", i, time.Since(start).Round(time.Millisecond), err)
 		}
 		t.Logf("repetition %d: %s", i, time.Since(start).Round(time.Millisecond))
-		if b, err := os.ReadFile(filepath.Join(state, key+".count")); err == nil && len(b) > 0 {
+		if busy.Refused(mp) > 0 {
 			refused++
 		}
 	}
@@ -179,5 +134,87 @@ func TestApplyMountFailureLeavesNothing(t *testing.T) {
 	}
 	if left := leftovers(t, w.Root); len(left) > 0 {
 		t.Errorf("left after 20 failed mounts:\n%s", strings.Join(left, "\n"))
+	}
+}
+
+// An rclone whose daemon starts but never becomes ready (the mount
+// command fails while the daemon, in its own process group with a child,
+// lives on): the failed create ends the daemon and its child, waits for
+// them, and removes the key file.
+func TestApplyMountDaemonNeverReady(t *testing.T) {
+	eng, _ := newEngine(t)
+	ctx := context.Background()
+	w, err := eng.CreateLocal(ctx, LocalSpec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	shims := t.TempDir()
+	daemonDir := filepath.Join(shims, "daemon")
+	if err := os.Mkdir(daemonDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The daemon is a shell named rclone whose arguments carry rclone's
+	// (with --config); it starts a child and records its pid.
+	if err := os.Symlink(sh, filepath.Join(daemonDir, "rclone")); err != nil {
+		t.Fatal(err)
+	}
+	childPID := filepath.Join(shims, "child.pid")
+	shim := fmt.Sprintf(`#!/bin/sh
+if [ "$1" = mount ]; then
+  setsid %q -c 'sleep 300 & echo $! > "$0"; wait' %q "$@" </dev/null >/dev/null 2>&1 &
+  echo "daemon timed out" >&2
+  exit 1
+fi
+exit 0
+`, filepath.Join(daemonDir, "rclone"), childPID)
+	if err := os.WriteFile(filepath.Join(shims, "rclone"), []byte(shim), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", shims+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Cleanup(func() { killNaming(shims) }) // what survives a failure
+	m, err := mount.DecodeJSON([]byte(`{"type": "s3_mount", "bucket": "b", "endpoint_url": "http://127.0.0.1:9",
+		"s3_provider": "Other", "access_key_id": "AKIDNEVERREADY", "secret_access_key": "never-ready-secret",
+		"mount_strategy": {"type": "in_container", "pattern": {"type": "rclone"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = eng.ApplyMount(ctx, MountRequest{WorkspaceID: w.ID, Path: "m", Mount: m, SessionID: strings.Repeat("ab", 16)})
+	if err == nil {
+		t.Fatal("a mount whose daemon never became ready succeeded")
+	}
+	if strings.Contains(err.Error(), "removing the failed mount failed") {
+		t.Errorf("the clean-up failed: %v", err)
+	}
+	raw, err := os.ReadFile(childPID)
+	if err != nil {
+		t.Fatalf("the daemon never started its child: %v", err)
+	}
+	if st, err := os.ReadFile("/proc/" + strings.TrimSpace(string(raw)) + "/stat"); err == nil {
+		if i := strings.LastIndexByte(string(st), ')'); i >= 0 && i+2 < len(st) && st[i+2] != 'Z' {
+			t.Errorf("the daemon's child %s (its process group) survived", strings.TrimSpace(string(raw)))
+		}
+	}
+	if left := leftovers(t, w.Root); len(left) > 0 {
+		t.Errorf("left after the failed mount:\n%s", strings.Join(left, "\n"))
+	}
+}
+
+// killNaming kills the processes whose command line contains s, with
+// their process groups.
+func killNaming(s string) {
+	procs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, p := range procs {
+		raw, err := os.ReadFile(p + "/cmdline")
+		if err != nil || !strings.Contains(string(raw), s) {
+			continue
+		}
+		if pid, err := strconv.Atoi(filepath.Base(p)); err == nil && pid != os.Getpid() {
+			_ = syscall.Kill(-pid, syscall.SIGKILL)
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
 	}
 }
