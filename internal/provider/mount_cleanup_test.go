@@ -39,8 +39,8 @@ func TestAccS3Mount_unmountFailureReported(t *testing.T) {
 				Config:          cfg,
 				ConfigVariables: s3Vars(srv),
 				Destroy:         true,
-				ExpectError: errReAll(`is still mounted after 6 unmount attempts|Device or resource busy|`+
-					`config holding the credentials is still at|.sandbox-rclone-config/|sandbox_s3_|.conf|`+
+				ExpectError: errReAll(`is still mounted after 6 unmount attempts|Device or resource busy|` +
+					`config holding the credentials is still at|.sandbox-rclone-config/|sandbox_s3_|.conf|` +
 					`fusermount3 -u`),
 			},
 			{
