@@ -208,7 +208,8 @@ func (r *mountResource) Create(ctx context.Context, req resource.CreateRequest, 
 		return
 	}
 	res, err := r.eng.ApplyMount(ctx, workspace.MountRequest{WorkspaceID: in.workspaceID, Path: in.rel, Mount: in.m, SessionID: sid})
-	if err != nil {
+	var left *workspace.MountLeftError
+	if err != nil && !errors.As(err, &left) {
 		resp.State.RemoveResource(ctx)
 		r.addMountError(&resp.Diagnostics, "Mounting "+r.kind.typ+" at "+in.rel+" failed", err)
 		return // ApplyMount removed what it made
@@ -218,6 +219,13 @@ func (r *mountResource) Create(ctx context.Context, req resource.CreateRequest, 
 	set("id", entryID(in.workspaceID, in.rel))
 	set("absolute_path", res.MountPath)
 	set("volume_name", types.StringNull())
+	if left != nil {
+		// Removing the failed mount left something (the error says what):
+		// the resource stays in state, tainted by the error, so the next
+		// apply or destroy removes it again.
+		set("mounted", false)
+		r.addMountError(&resp.Diagnostics, "Mounting "+r.kind.typ+" at "+in.rel+" failed", err)
+	}
 }
 
 func (r *mountResource) createVolume(ctx context.Context, in mountInput, sid string) (name, mp string, err error) {

@@ -117,7 +117,7 @@ resource "sandbox_s3_mount" "dup" {
 					}
 				},
 				Config:      env.config(""),
-				ExpectError: regexp.MustCompile(`(?s)could not be unmounted.*stop what uses it`),
+				ExpectError: regexp.MustCompile(`(?s)still mounted after 6 unmount attempts.*stop what uses the mount`),
 			},
 			{
 				PreConfig: func() {

@@ -3,6 +3,7 @@ package workspace
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -184,6 +185,14 @@ func (w *Workspace) applyMount(ctx context.Context, pe *PlannedEntry, prior Moun
 	pe.MountSession = strings.ReplaceAll(uuid.NewString(), "-", "")
 	res, err := w.eng.ApplyMount(ctx, MountRequest{WorkspaceID: w.ID, Path: pe.Path, Mount: pe.Mount, SessionID: pe.MountSession})
 	if err != nil {
+		var left *MountLeftError
+		if errors.As(err, &left) {
+			// Removing the failed mount left something: it stays
+			// recorded (MountApplied), so that the undo of a failed
+			// create, or the next apply or destroy, removes it again.
+			pe.MountRemote = res.Applied.RemoteName
+			return err
+		}
 		pe.MountSession = ""
 		return err
 	}

@@ -138,8 +138,8 @@ func (e *Engine) ApplyMount(ctx context.Context, req MountRequest) (MountResult,
 	if err != nil {
 		// Nothing was mounted at mp before: whatever is there now, and the
 		// mount's own generated files, are this attempt's to remove.
-		_ = e.unmountMount(context.WithoutCancel(ctx), req, false)
-		return MountResult{MountPath: mp}, mount.Redact(err, mount.Secrets(req.Mount))
+		err = errors.Join(err, e.removeFailedMount(ctx, req))
+		return MountResult{MountPath: mp, Applied: applied}, mount.Redact(err, mount.Secrets(req.Mount))
 	}
 	res, err = w.Backend.Exec(ctx, backend.ExecRequest{Argv: []string{"ls", "-A", "--", mp}, Timeout: MountCommandTimeout})
 	if err != nil || !res.OK() {
@@ -149,65 +149,38 @@ func (e *Engine) ApplyMount(ctx context.Context, req MountRequest) (MountResult,
 		} else {
 			detail = strings.TrimSpace(string(res.Stderr))
 		}
-		_ = e.unmountMount(context.WithoutCancel(ctx), req, false)
-		return MountResult{MountPath: mp}, mount.Redact(fmt.Errorf("the mount at %s does not answer (%s); check the "+
-			"bucket, endpoint and credentials: the mount was removed again", mp, detail), mount.Secrets(req.Mount))
+		err := fmt.Errorf("the mount at %s does not answer (%s); check the bucket, endpoint and credentials", mp, detail)
+		if cerr := e.removeFailedMount(ctx, req); cerr != nil {
+			err = errors.Join(err, cerr)
+		} else {
+			err = fmt.Errorf("%w: the mount was removed again", err)
+		}
+		return MountResult{MountPath: mp, Applied: applied}, mount.Redact(err, mount.Secrets(req.Mount))
 	}
 	return MountResult{MountPath: mp, Applied: applied}, nil
 }
 
 // UnmountMount unmounts req.Mount and removes the helper files ApplyMount
 // generated for it. The mount point is unmounted first (fusermount3 -u,
-// else umount); if it stays mounted (in use), nothing else is done and the
-// error says so, so the helper and its config survive for a retry. Then the
-// pattern's unapply commands run (stopping the helper) and the generated
-// files go. A workspace that is gone is not an error: nothing is mounted in
-// it any more.
+// else umount, retried with backoff: see unmountBackoff); if it stays
+// mounted (in use), nothing else is done and the error (a
+// *MountLeftError) says what is left where, so the helper and its config
+// survive for a retry. Then the pattern's unapply commands run, the
+// mount's helpers are ended and waited for, and the generated files go. A
+// workspace that is gone is not an error: nothing is mounted in it any
+// more.
 func (e *Engine) UnmountMount(ctx context.Context, req MountRequest) error {
-	return e.unmountMount(ctx, req, true)
+	return e.unmountMount(ctx, req, true, false)
 }
 
-// unmountMount is UnmountMount; lock is false when the caller already holds
-// the path's lock (the clean-up of a failed ApplyMount).
-func (e *Engine) unmountMount(ctx context.Context, req MountRequest, lock bool) error {
-	w, err := e.Open(ctx, req.WorkspaceID)
-	if errors.Is(err, ErrWorkspaceGone) {
-		return nil
+// removeFailedMount removes what a failed ApplyMount left (the caller
+// holds the path's lock), also when ctx was cancelled: its error, a
+// *MountLeftError when something stayed, says what is left.
+func (e *Engine) removeFailedMount(ctx context.Context, req MountRequest) error {
+	if err := e.unmountMount(context.WithoutCancel(ctx), req, false, true); err != nil {
+		return fmt.Errorf("removing the failed mount failed: %w", err)
 	}
-	if err != nil {
-		return err
-	}
-	mp, err := ResolveMountPath(w.Root, req.Path, req.Mount)
-	if err != nil {
-		return err
-	}
-	if lock {
-		unlock := e.lockMountPath(req.WorkspaceID, mp)
-		defer unlock()
-	}
-	st, err := e.MountStatus(ctx, req.WorkspaceID, mp)
-	if err != nil {
-		return err
-	}
-	if st.Listed {
-		res, err := w.Backend.Exec(ctx, backend.ExecRequest{Argv: []string{"sh", "-c",
-			`fusermount3 -u "$1" 2>/dev/null || umount "$1"`, "sh", mp}, Timeout: MountCommandTimeout})
-		if err != nil {
-			return err
-		}
-		if st, err = e.MountStatus(ctx, req.WorkspaceID, mp); err != nil {
-			return err
-		}
-		if st.Listed {
-			return fmt.Errorf("%s could not be unmounted (%s); the mount, its helper and its files were left as they "+
-				"are: stop what uses it (a shell or process with its working directory inside), then destroy again",
-				mp, strings.TrimSpace(string(res.Stderr)))
-		}
-	}
-	if err := mount.Unapply(ctx, &mountSession{e: e, w: w}, req.Mount, mp, req.SessionID); err != nil {
-		return mount.Redact(err, mount.Secrets(req.Mount))
-	}
-	return removeSessionDirs(ctx, w.Backend, mount.SessionHex(req.SessionID))
+	return nil
 }
 
 // lockMountPath serialises mount and unmount of one path of one
