@@ -99,8 +99,11 @@ func (e *Engine) checkRootSymlinks(root string) error {
 			continue
 		}
 		fi, err := os.Lstat(cur)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // created by the apply, as a directory
+		}
 		if err != nil {
-			return nil // missing (created by the apply) or unreadable (the apply says)
+			return fmt.Errorf("workspace root %s: %w", root, err)
 		}
 		if fi.Mode()&fs.ModeSymlink != 0 {
 			target, _ := os.Readlink(cur)
