@@ -50,6 +50,8 @@ resource "sandbox_workspace" "agent" {
       path        = sandbox_s3_mount.data.path
       read_only   = sandbox_s3_mount.data.read_only
     }]
+    memory = "2g" # no memory limit by default
+    disk   = "4g" # the root is a tmpfs of this size (counts against memory)
   }
 }
 

@@ -24,6 +24,8 @@ resource "sandbox_workspace" "agent" {
     image       = "python:3.12-slim"
     pull_policy = "missing"
     labels      = { "com.example.team" = "evals" }
+    memory      = "2g" # no memory limit by default
+    disk        = "4g" # the root is a tmpfs of this size (counts against memory)
   }
   # root defaults to /workspace inside the container.
   environment   = { LANG = "C.UTF-8", PYTHONUNBUFFERED = "1" }
@@ -46,6 +48,15 @@ resource "sandbox_file" "config" {
   content      = "port = 8000\n"
   permissions  = "0640"
   group        = "agents"
+}
+
+# The agent works as the unprivileged user "agent", never as root: its
+# commands name the user (the container's own process stays root, so the
+# provider can provision the accounts).
+resource "sandbox_command" "venv" {
+  workspace_id = sandbox_workspace.agent.id
+  user         = "agent"
+  shell        = "python3 -m venv /workspace/.venv && id -un"
 }
 
 output "container_id" {

@@ -55,7 +55,9 @@ resource "sandbox_snapshot" "after_setup" {
 
 resource "sandbox_workspace" "next_run" {
   docker {
-    image = "python:3.12-slim"
+    image  = "python:3.12-slim"
+    memory = "2g" # no memory limit by default
+    disk   = "4g" # the root is a tmpfs of this size (counts against memory)
   }
   restore_from = {
     url                  = sandbox_snapshot.after_setup.url

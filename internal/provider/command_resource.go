@@ -124,6 +124,7 @@ func (r *commandResource) ConfigValidators(context.Context) []resource.ConfigVal
 	return []resource.ConfigValidator{
 		resourcevalidator.ExactlyOneOf(path.MatchRoot("command"), path.MatchRoot("shell")),
 		envWOValidator{},
+		localUserValidator{},
 	}
 }
 

@@ -59,7 +59,7 @@ func TestAccDockerIsolation_sizeRespelled(t *testing.T) {
 		ProtoV6ProviderFactories: protoV6Factories,
 		TerraformVersionChecks:   requireTF111,
 		Steps: []resource.TestStep{
-			{Config: env.configDocker(sizes("64m", "16m"), "", alive), Check: env.expectHost(expectLimits(64<<20, 64<<20, 0, 0))},
+			{Config: env.configDocker(sizes("64m", "16m"), "", alive), Check: env.expectHost(expectLimits(64<<20, 64<<20, 0, defaultPidsLimit))},
 			{
 				Config:           env.configDocker(sizes("65536k", "16M"), "", alive),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
@@ -79,7 +79,7 @@ func TestAccDockerIsolation_sizeRespelled(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction("sandbox_workspace.ws", plancheck.ResourceActionUpdate),
 				}},
-				Check: env.expectHost(expectLimits(96<<20, 96<<20, 0, 0)),
+				Check: env.expectHost(expectLimits(96<<20, 96<<20, 0, defaultPidsLimit)),
 			},
 		},
 		CheckDestroy: env.checkGone,

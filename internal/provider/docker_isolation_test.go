@@ -269,3 +269,62 @@ func TestAccDockerIsolation_disk(t *testing.T) {
 		CheckDestroy: env.checkGone,
 	})
 }
+
+// A Docker workspace that sets no pids_limit gets 1024: docker inspect
+// shows it, and a fork loop of 1,100 sleeps stops below it. -1 lifts it in
+// place (same container), and an import reads it back.
+func TestAccDockerIsolation_defaultPidsLimit(t *testing.T) {
+	env := newDockerEnv(t)
+	forks := strings.Replace(forkLoop, "-lt 150", "-lt 1100", 1)
+	var first string
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Factories,
+		TerraformVersionChecks:   requireTF111,
+		Steps: []resource.TestStep{
+			{
+				Config: env.configDocker("", "", forks),
+				Check: resource.ComposeTestCheckFunc(
+					env.expectHost(expectLimits(0, 0, 0, 1024)),
+					resource.TestCheckResourceAttr("sandbox_workspace.ws", "docker.pids_limit", "1024"),
+					func(s *terraform.State) error {
+						first = env.container(s)
+						out := s.RootModule().Resources["sandbox_command.forks"].Primary.Attributes["stdout"]
+						var started, peak, limit, errs int
+						if _, err := fmt.Sscanf(out, "started=%d peak=%d max=%d %d", &started, &peak, &limit, &errs); err != nil {
+							return fmt.Errorf("fork loop output %q: %w", out, err)
+						}
+						if limit != 1024 || started >= 1024 || peak > 1024 || errs == 0 {
+							return fmt.Errorf("fork loop of 1100 started %d processes, peak %d, max %d, %d failed forks; want fewer than 1024 started",
+								started, peak, limit, errs)
+						}
+						return nil
+					},
+				),
+			},
+			{
+				Config: env.configDocker("pids_limit = -1", "", alive),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("sandbox_workspace.ws", plancheck.ResourceActionUpdate),
+				}},
+				Check: resource.ComposeTestCheckFunc(
+					resource.TestCheckResourceAttr("sandbox_workspace.ws", "docker.pids_limit", "-1"),
+					env.expectHost(func(hc *container.HostConfig) error {
+						if hc.PidsLimit != nil && *hc.PidsLimit > 0 {
+							return fmt.Errorf("docker inspect: PidsLimit %d after pids_limit = -1", *hc.PidsLimit)
+						}
+						return nil
+					}),
+					func(s *terraform.State) error {
+						if id := env.container(s); id != first {
+							return fmt.Errorf("lifting the limit replaced container %s with %s", first, id)
+						}
+						return nil
+					},
+				),
+			},
+			{ResourceName: "sandbox_workspace.ws", ImportState: true, ImportStateVerify: true,
+				ImportStateVerifyIgnore: []string{"keep_on_destroy", "docker.pull_policy"}},
+		},
+		CheckDestroy: env.checkGone,
+	})
+}

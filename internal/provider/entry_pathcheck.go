@@ -33,6 +33,10 @@ func checkEntryPath(ctx context.Context, eng *workspace.Engine, req resource.Mod
 	}
 	var oe *workspace.ObstructionError
 	switch {
+	case workspaceGone(err) && req.State.Raw.IsNull():
+		// A known id of a workspace that no longer exists (a literal, or
+		// one read from elsewhere): the apply could only fail.
+		addEngineAttributeError(&resp.Diagnostics, path.Root("workspace_id"), "Workspace "+id+" no longer exists", err)
 	case workspaceStopped(err), workspaceGone(err):
 		// Nothing can be looked at; the apply starts a stopped container,
 		// and a write never replaces what stands in its way.

@@ -150,8 +150,19 @@ func (r *entryResource[M, P]) UpgradeState(context.Context) map[int64]resource.S
 // ModifyPlan checks what stands at the planned path, renders
 // manifest_entry and lets the kind plan its computed attributes.
 func (r *entryResource[M, P]) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() || r.eng == nil {
+	if r.eng == nil {
 		return
+	}
+	if req.Plan.Raw.IsNull() {
+		warnTakenDestroy(ctx, req, resp)
+		return
+	}
+	var taken *takenRecord
+	if req.Private != nil {
+		var done bool
+		if taken, done = planTaken(ctx, req, resp); done || resp.Diagnostics.HasError() {
+			return
+		}
 	}
 	if s, ok := r.k.(entryStatic); ok && !req.State.Raw.IsNull() && req.Plan.Raw.Equal(req.State.Raw) && s.static(ctx, req.Plan) {
 		// Nothing changed and nothing outside can change the plan: the
@@ -165,13 +176,16 @@ func (r *entryResource[M, P]) ModifyPlan(ctx context.Context, req resource.Modif
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if checkEntryPath(ctx, r.eng, req, resp, r.k.makes()); resp.Diagnostics.HasError() {
-		return
+	if taken == nil {
+		// (A replacement of a taken entry clears its path at apply.)
+		if checkEntryPath(ctx, r.eng, req, resp, r.k.makes()); resp.Diagnostics.HasError() {
+			return
+		}
 	}
 	if checkOwner(ctx, req, resp); resp.Diagnostics.HasError() {
 		return
 	}
-	if _, tree := r.k.(treeKind); tree {
+	if _, tree := r.k.(treeKind); tree && taken == nil {
 		if checkFreshCopy(ctx, r.eng, req, resp); resp.Diagnostics.HasError() {
 			return
 		}
@@ -224,6 +238,9 @@ func (r *entryResource[M, P]) save(ctx context.Context, plan tfsdk.Plan, config 
 		addEngineAttributeError(diags, path.Root("workspace_id"), "Cannot open workspace "+e.WorkspaceID.ValueString(), err)
 		return
 	}
+	if diags.Append(recordTaken(ctx, private, "", nil)...); diags.HasError() {
+		return
+	}
 	if _, tree := r.k.(treeKind); tree && prior == nil {
 		// The files may have appeared since the plan.
 		if addFreshCopyError(diags, a.ws.CheckFreshTree(ctx, a.rel), a.rel); diags.HasError() {
@@ -264,14 +281,26 @@ func (r *entryResource[M, P]) Read(ctx context.Context, req resource.ReadRequest
 	if err == nil {
 		st, err = r.k.observe(ctx, ws, &m, rel)
 	}
+	var taken *workspace.Taken
+	if err == nil && !holds(st, r.k.makes()) {
+		taken, err = ws.Taken(ctx, rel, r.k.makes())
+	}
 	switch {
-	case workspaceGone(err) || (err == nil && !holds(st, r.k.makes())):
+	case workspaceGone(err) || (err == nil && taken == nil && !holds(st, r.k.makes())):
 		resp.State.RemoveResource(ctx)
+		return
+	case taken != nil:
+		// Something else took the path inside the workspace: the entry
+		// stays in state and the plan replaces it (see takenKey).
+		resp.Diagnostics.Append(recordTaken(ctx, resp.Private, e.WorkspaceID.ValueString(), taken)...)
 		return
 	case workspaceStopped(err):
 		return // nothing can be read in a stopped container: state stays as it was
 	case err != nil:
 		addEngineError(&resp.Diagnostics, "Reading "+rel+" failed", err)
+		return
+	}
+	if resp.Diagnostics.Append(recordTaken(ctx, resp.Private, "", nil)...); resp.Diagnostics.HasError() {
 		return
 	}
 	e.observeMeta(st)
@@ -317,6 +346,17 @@ func (r *entryResource[M, P]) Delete(ctx context.Context, req resource.DeleteReq
 		return
 	}
 	warning := ""
+	if err == nil && takenFor(ctx, req.Private, e.WorkspaceID.ValueString(), rel) != nil {
+		// Its path was taken in the workspace (the plan said what this
+		// removes): clear what stands there now, unless the entry is back.
+		var t *workspace.Taken
+		if t, err = ws.Taken(ctx, rel, r.k.makes()); err == nil && t != nil {
+			if err = ws.ClearTaken(ctx, rel, r.k.makes()); err != nil {
+				addEngineError(&resp.Diagnostics, "Clearing "+rel+" failed", err)
+			}
+			return
+		}
+	}
 	if err == nil {
 		warning, err = r.k.remove(ctx, ws, &m, rel, req.Private)
 	}

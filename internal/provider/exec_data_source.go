@@ -88,6 +88,7 @@ func execAttributes() map[string]schema.Attribute {
 func (d *execDataSource) ConfigValidators(context.Context) []datasource.ConfigValidator {
 	return []datasource.ConfigValidator{
 		datasourcevalidator.ExactlyOneOf(path.MatchRoot("command"), path.MatchRoot("shell")),
+		localUserValidator{},
 	}
 }
 

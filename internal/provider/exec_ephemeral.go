@@ -81,6 +81,7 @@ func ephemeralAttributes(in map[string]dsschema.Attribute) map[string]schema.Att
 func (e *execEphemeral) ConfigValidators(context.Context) []ephemeral.ConfigValidator {
 	return []ephemeral.ConfigValidator{
 		ephemeralvalidator.ExactlyOneOf(path.MatchRoot("command"), path.MatchRoot("shell")),
+		localUserValidator{},
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 )
 
@@ -88,15 +89,6 @@ func (o *outOfBand) expect(script, want string) resource.TestCheckFunc {
 	}
 }
 
-// takenErr matches the plan-time error on the path attribute of resource
-// addr (the CLI quotes the attribute's line), then the detail.
-func takenErr(addr, rel, detail string) *regexp.Regexp {
-	typ, name, _ := strings.Cut(addr, ".")
-	return regexp.MustCompile(`Path ` + regexp.QuoteMeta(rel) + ` is taken by something else\s+with ` + regexp.QuoteMeta(addr) +
-		`,\s+on \S+ line \d+, in resource "` + typ + `" "` + name + `":\s+\d+:\s+path\s+=\s+"` + regexp.QuoteMeta(rel) + `"\s+` +
-		errRe(detail).String())
-}
-
 const typeChangeBody = `
 resource "sandbox_file" "f" {
   workspace_id = sandbox_workspace.ws.id
@@ -115,47 +107,46 @@ resource "sandbox_local_dir" "tree" {
 }
 `
 
-// testTypeChanged replaces, out of band, a file by a directory, a directory
-// by a file and a copied tree by a file: each plan fails on `path`, naming
-// what is there, and leaves it alone; once the user removes it, the next
-// apply puts the entry back and the plan is clean.
+// testTypeChanged replaces, out of band, what stands at declared paths by
+// something of another type, as an agent inside the workspace can: a file
+// by a directory holding files, a directory by a file, a copied tree by a
+// file, and the parent directory of a file by a file. The plan replaces
+// each entry (it used to fail on path until a person removed what was in
+// the way), and the apply removes what the agent put there and restores
+// the declared entries; the next plan is clean.
 func testTypeChanged(t *testing.T, o *outOfBand) {
 	o.env.writeSource("tree/a.txt", "a\n", 0o644)
 	o.env.writeSource("tree/sub/b.txt", "b\n", 0o644)
-	cfg := o.config(fmt.Sprintf(typeChangeBody, filepath.Join(o.env.src, "tree")))
+	cfg := o.config(fmt.Sprintf(typeChangeBody+`
+resource "sandbox_file" "g" {
+  workspace_id = sandbox_workspace.ws.id
+  path         = "p/g.txt"
+  content      = "g\n"
+}
+`, filepath.Join(o.env.src, "tree")))
 	restored := resource.ComposeTestCheckFunc(
-		o.expect("cat conf/f.txt", "v1"),
-		o.expect("stat -c %a d", "750"),
-		o.expect("cat tree/a.txt tree/sub/b.txt", "a\nb"),
+		o.expect("cat conf/f.txt p/g.txt && stat -c %F conf/f.txt p", "v1\ng\nregular file\ndirectory"),
+		o.expect("stat -c '%F %a' d", "directory 750"),
+		o.expect("cat tree/a.txt tree/sub/b.txt && ls -A tree", "a\nb\na.txt\nsub"),
 	)
+	var replaces []plancheck.PlanCheck
+	for _, addr := range []string{"sandbox_file.f", "sandbox_dir.d", "sandbox_local_dir.tree", "sandbox_file.g"} {
+		replaces = append(replaces, plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate))
+	}
 	o.test(
 		resource.TestStep{Config: cfg, Check: resource.ComposeTestCheckFunc(o.capture, restored)},
 		resource.TestStep{
-			PreConfig:   o.do("rm conf/f.txt && mkdir conf/f.txt && echo theirs > conf/f.txt/keep"),
-			Config:      cfg,
-			ExpectError: takenErr("sandbox_file.f", "conf/f.txt", "conf/f.txt is a directory, where this entry makes a regular file"),
-		},
-		resource.TestStep{
 			PreConfig: func() {
-				o.do(`test "$(cat conf/f.txt/keep)" = theirs && rm -r conf/f.txt`)()
+				o.do("rm conf/f.txt && mkdir -p conf/f.txt/sub && echo theirs > conf/f.txt/keep && echo more > conf/f.txt/sub/keep2")()
 				o.do("rmdir d && echo theirs > d")()
-			},
-			Config:      cfg,
-			ExpectError: takenErr("sandbox_dir.d", "d", "d is a regular file (7 bytes), where this entry makes a directory"),
-		},
-		resource.TestStep{
-			PreConfig: func() {
-				o.do(`test "$(cat d)" = theirs && rm d`)()
 				o.do("rm -r tree && echo theirs > tree")()
+				o.do("rm -r p && echo theirs > p")()
 			},
-			Config:      cfg,
-			ExpectError: takenErr("sandbox_local_dir.tree", "tree", "tree is a regular file (7 bytes), where this entry makes a directory"),
+			Config:           cfg,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: replaces},
+			Check:            restored,
 		},
-		resource.TestStep{
-			PreConfig: o.do(`test "$(cat tree)" = theirs && rm tree`),
-			Config:    cfg,
-			Check:     restored,
-		},
+		resource.TestStep{Config: cfg, PlanOnly: true},
 	)
 }
 

@@ -82,7 +82,9 @@ func (im isolationModel) isolation(ctx context.Context, diags *diag.Diagnostics)
 	iso.Memory, iso.MemorySwap = size("memory", im.Memory), size("memory_swap", im.MemorySwap)
 	iso.Disk, iso.ShmSize = size("disk", im.Disk), size("shm_size", im.ShmSize)
 	iso.NanoCPUs = workspace.DockerCPUs(im.CPUs.ValueFloat64())
-	iso.PidsLimit = im.PidsLimit.ValueInt64()
+	if iso.PidsLimit = im.PidsLimit.ValueInt64(); iso.PidsLimit < 0 {
+		iso.PidsLimit = 0 // -1: no limit
+	}
 	iso.NoNewPrivileges, iso.ReadOnlyRootfs, iso.Init = im.NoNewPrivileges.ValueBool(), im.ReadOnlyRootfs.ValueBool(), im.Init.ValueBool()
 	iso.User, iso.Runtime = im.User.ValueString(), im.Runtime.ValueString()
 	for _, v := range []attr.Value{im.CPUs, im.PidsLimit, im.NoNewPrivileges, im.ReadOnlyRootfs, im.Init, im.User, im.Runtime,
@@ -228,7 +230,7 @@ func isoFields(fuse bool) []isoField {
 		{"pids_limit", func(a, b workspace.DockerIsolation) bool { return a.PidsLimit == b.PidsLimit },
 			func(i workspace.DockerIsolation) attr.Value {
 				if i.PidsLimit == 0 {
-					return types.Int64Null()
+					return types.Int64Value(-1) // no limit
 				}
 				return types.Int64Value(i.PidsLimit)
 			}},

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -22,6 +23,10 @@ const (
 	sizeDesc    = "A size as Docker's command line takes it: bytes with an optional binary unit `b`, `k`, `m`, `g` (`\"64m\"`, `\"1g\"`)."
 	liveDesc    = "Changed in place on the running container (`docker update`); removing it replaces the container."
 	replaceDesc = "Changing it replaces the container."
+	// liveLimitDesc is liveDesc for a limit that always has a value.
+	liveLimitDesc = "Changed in place on the running container (`docker update`)."
+	// defaultPidsLimit is pids_limit when unset.
+	defaultPidsLimit = 1024
 )
 
 // isolationAttributes are the docker block's limits and hardening.
@@ -51,10 +56,12 @@ func isolationAttributes() map[string]schema.Attribute {
 			"`\"-1\"` for unlimited swap. Needs `memory`. Changed in place (`docker update`)."),
 		"cpus": schema.Float64Attribute{Optional: true, MarkdownDescription: "CPUs the container may use, such as `1.5`. Unset: " +
 			"no limit. " + liveDesc, Validators: []validator.Float64{float64validator.AtLeast(0.01)}},
-		"pids_limit": schema.Int64Attribute{Optional: true, MarkdownDescription: "Most processes (and threads) the container may " +
-			"run at once; a fork beyond it fails. At least `16`: each operation of the provider runs a program in the " +
-			"container with `docker exec`, which needs processes of its own. Unset: no limit. " + liveDesc,
-			Validators: []validator.Int64{int64validator.AtLeast(1)}},
+		"pids_limit": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(defaultPidsLimit),
+			MarkdownDescription: "Most processes (and threads) the container may run at once; a fork beyond it fails. " +
+				"At least `16`: each operation of the provider runs a program in the container with `docker exec`, which " +
+				"needs processes of its own. `-1`: no limit (as `docker run --pids-limit -1`). Default `1024`, so a fork " +
+				"loop in the sandbox cannot exhaust the host's processes. " + liveLimitDesc,
+			Validators: []validator.Int64{int64validator.Any(int64validator.OneOf(-1), int64validator.AtLeast(1))}},
 		"disk": size("Size limit of the workspace root, a tmpfs of this size: a write beyond it fails with ENOSPC. " +
 			"[Held in memory, and lost when the container stops](#limits-and-hardening). " + sizeDesc + " At least `1m`. Unset: no limit. " + replaceDesc),
 		"shm_size": size("Size of `/dev/shm`. " + sizeDesc + " Default: Docker's `64m`. " + replaceDesc),

@@ -158,10 +158,17 @@ func TestAccWorkspace_refusals(t *testing.T) {
 	wd, err := os.Getwd()
 	must(t, err)
 	must(t, os.WriteFile(filepath.Join(busy, "precious.txt"), []byte("keep me"), 0o644))
+	real, link := t.TempDir(), filepath.Join(t.TempDir(), "link")
+	must(t, os.Symlink(real, link))
 	cases := map[string]struct {
 		body, want string
 		planOnly   bool
 	}{
+		// A root below a symlinked parent, refused on root naming the link.
+		"symlinked parent": {fmt.Sprintf(`root = %q
+  local {}`, filepath.Join(link, "ws")), fmt.Sprintf(`Unusable workspace root with sandbox_workspace.ws, on terraform_plugin_test.tf line 16,
+  in resource "sandbox_workspace" "ws": 16: root = %q symlink_not_supported: workspace root %s lies below the symlink %s`,
+			filepath.Join(link, "ws"), filepath.Join(link, "ws"), link), true},
 		"non-empty root": {fmt.Sprintf(`root = %q
   local {}`, busy), "refusing to create a workspace in non-empty directory", true},
 		"filesystem root": {`root = "/"
@@ -200,6 +207,9 @@ resource "sandbox_workspace" "ws" {
 	b, err := os.ReadFile(filepath.Join(busy, "precious.txt"))
 	if err != nil || string(b) != "keep me" {
 		t.Fatalf("the refused workspace touched existing content: %q %v", b, err)
+	}
+	if _, err := os.Lstat(filepath.Join(real, "ws")); !os.IsNotExist(err) {
+		t.Fatalf("the refused root behind the symlink was created: %v", err)
 	}
 }
 

@@ -1,6 +1,8 @@
 resource "sandbox_workspace" "ws" {
   docker {
-    image = "python:3.12-slim"
+    image  = "python:3.12-slim"
+    memory = "2g" # no memory limit by default
+    disk   = "4g" # the root is a tmpfs of this size (counts against memory)
   }
 }
 

@@ -6,8 +6,10 @@ variable "azure_account_key" {
 
 resource "sandbox_workspace" "ws" {
   docker {
-    image = "example.com/agents/runtime-with-blobfuse2:1"
-    fuse  = true
+    image  = "example.com/agents/runtime-with-blobfuse2:1"
+    fuse   = true
+    memory = "2g" # no memory limit by default
+    disk   = "4g" # the root is a tmpfs of this size (counts against memory)
   }
 }
 

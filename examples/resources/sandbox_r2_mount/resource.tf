@@ -12,8 +12,10 @@ variable "r2_secret_access_key" {
 
 resource "sandbox_workspace" "ws" {
   docker {
-    image = "example.com/agents/runtime-with-rclone:1"
-    fuse  = true # in-container FUSE mounts need /dev/fuse and CAP_SYS_ADMIN
+    image  = "example.com/agents/runtime-with-rclone:1"
+    fuse   = true # in-container FUSE mounts need /dev/fuse and CAP_SYS_ADMIN
+    memory = "2g" # no memory limit by default
+    disk   = "4g" # the root is a tmpfs of this size (counts against memory)
   }
 }
 

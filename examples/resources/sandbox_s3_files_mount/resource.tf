@@ -1,7 +1,9 @@
 resource "sandbox_workspace" "ws" {
   docker {
-    image = "example.com/agents/runtime-with-s3files:1"
-    fuse  = true
+    image  = "example.com/agents/runtime-with-s3files:1"
+    fuse   = true
+    memory = "2g" # no memory limit by default
+    disk   = "4g" # the root is a tmpfs of this size (counts against memory)
   }
 }
 

@@ -33,6 +33,8 @@ resource "sandbox_workspace" "container" {
     network_mode = null      # the daemon's default; "none" or a network name
     labels       = { "com.example.owner" = "evals" }
     fuse         = false # true adds /dev/fuse, SYS_ADMIN, apparmor:unconfined
+    memory       = "2g"  # no memory limit by default
+    disk         = "4g"  # the root is a tmpfs of this size (counts against memory)
   }
   environment = { LANG = "C.UTF-8" }
   # Container environment kept out of state (docker inspect still shows it).
@@ -58,6 +60,8 @@ resource "sandbox_workspace" "with_data" {
       { volume_name = "team-datasets", path = "data" }, # /workspace/data, read-only
       { volume_name = "pip-cache", path = "/root/.cache/pip", read_only = false },
     ]
+    memory = "2g" # no memory limit by default
+    disk   = "4g" # the root is a tmpfs of this size (counts against memory)
   }
 }
 

@@ -34,8 +34,9 @@ func (k EntryKind) String() string {
 // ObstructionError says that something the provider did not write stands
 // where an entry goes: its path holds another type of file (a directory
 // where a file goes, a file where a directory goes, a symlink), or one of
-// its parents is not a directory. The provider never removes it to make
-// room; the user does.
+// its parents is not a directory. The provider does not remove it to make
+// room for a new entry; the user does (an entry already written is
+// replaced instead: see Taken and ClearTaken).
 type ObstructionError struct {
 	// Entry is the entry's workspace-relative path; Path is where the
 	// obstruction is (Entry itself or one of its parents).
@@ -155,4 +156,53 @@ func under(p string, dirs []string) bool {
 		}
 	}
 	return false
+}
+
+// Taken is what stands where an entry goes in place of what the entry
+// makes (see Workspace.Taken).
+type Taken struct {
+	// Entry is the entry's path; Path is what is in the way (Entry or one
+	// of its parents).
+	Entry, Path string
+	// Found describes what is at Path ("a directory", "a symlink", ...).
+	Found string
+	// Files counts what clearing Path removes: the regular files below a
+	// directory, 1 for anything else.
+	Files int
+}
+
+// Taken observes, changing nothing, whether something other than an entry
+// of kind want stands at rel or at one of its parents inside the
+// workspace, and what: nil when rel holds what want names or nothing.
+func (w *Workspace) Taken(ctx context.Context, rel string, want EntryKind) (*Taken, error) {
+	err := checkEntryPath(ctx, w.Backend, rel, want)
+	var oe *ObstructionError
+	if !errors.As(err, &oe) {
+		return nil, err
+	}
+	t := &Taken{Entry: rel, Path: oe.Path, Found: oe.Found, Files: 1}
+	if oe.Found == "a directory" {
+		files, err := w.Backend.WalkFiles(ctx, oe.Path)
+		if err != nil {
+			return nil, fmt.Errorf("counting the files of %s: %w", oe.Path, err)
+		}
+		t.Files = len(files)
+	}
+	return t, nil
+}
+
+// ClearTaken removes, without following a symlink, what stands at rel or
+// at one of its parents in place of an entry of kind want (as Taken finds
+// it now), so the entry can be written there. It never reaches outside the
+// workspace; nothing in the way is not an error.
+func (w *Workspace) ClearTaken(ctx context.Context, rel string, want EntryKind) error {
+	err := checkEntryPath(ctx, w.Backend, rel, want)
+	var oe *ObstructionError
+	if !errors.As(err, &oe) {
+		return err
+	}
+	if err := w.Backend.RemoveAll(ctx, oe.Path); err != nil {
+		return fmt.Errorf("removing %s, which stood where %s goes: %w", oe.Path, rel, err)
+	}
+	return nil
 }

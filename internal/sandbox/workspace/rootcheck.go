@@ -54,6 +54,9 @@ func (e *Engine) CheckNewLocalRoot(root string) error {
 	if err := e.CheckLocalRoot(root); err != nil {
 		return err
 	}
+	if err := e.checkRootSymlinks(filepath.Clean(root)); err != nil {
+		return err
+	}
 	if m, err := readLocalMarker(root); err == nil {
 		return fmt.Errorf("directory %s already is workspace %s: %w", root, m.ID, ErrAlreadyWorkspace)
 	}
@@ -77,6 +80,36 @@ func (e *Engine) CheckNewLocalRoot(root string) error {
 			return err
 		}
 		return fmt.Errorf("refusing to create a workspace in non-empty directory %s: nothing already there may be lost; choose an empty or missing directory", root)
+	}
+	return nil
+}
+
+// checkRootSymlinks refuses a new root that is, or lies below, a symlink:
+// the directory it names could then be anywhere, and be moved elsewhere
+// by whoever can change the link. As for host sources (symlink_not_supported),
+// every existing component counts, except the provider's local_base_dir and
+// its parents, which the provider's configuration chose (a system whose
+// /tmp is a link keeps default roots working). Write the resolved path.
+func (e *Engine) checkRootSymlinks(root string) error {
+	parts := strings.Split(strings.TrimPrefix(root, "/"), "/")
+	cur := "/"
+	for _, part := range parts {
+		cur = filepath.Join(cur, part)
+		if e.cfg.LocalBaseDir != "" && within(filepath.Clean(e.cfg.LocalBaseDir), cur) {
+			continue
+		}
+		fi, err := os.Lstat(cur)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // created by the apply, as a directory
+		}
+		if err != nil {
+			return fmt.Errorf("workspace root %s: %w", root, err)
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			target, _ := os.Readlink(cur)
+			return fmt.Errorf("symlink_not_supported: workspace root %s lies below the symlink %s (to %q); a root is never "+
+				"reached through a symlink: write the resolved path, such as %s", root, cur, target, resolveExisting(root))
+		}
 	}
 	return nil
 }

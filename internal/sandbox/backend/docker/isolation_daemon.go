@@ -167,6 +167,8 @@ func (b *Backend) UpdateLimits(ctx context.Context, iso Isolation) error {
 	if iso.Memory > 0 {
 		res.MemorySwap = iso.memorySwap()
 	}
+	unlimited := int64(-1) // nil would leave the container's limit as it is
+	res.PidsLimit = &unlimited
 	if iso.PidsLimit > 0 {
 		res.PidsLimit = &iso.PidsLimit
 	}
