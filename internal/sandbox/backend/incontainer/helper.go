@@ -179,7 +179,7 @@ func (c *HelperCache) ensure(ctx context.Context, w *Workspace) (string, error) 
 				if err != nil {
 					return "", err
 				}
-				return "", fmt.Errorf("%s: the provider's read-only file helper at %s does not answer", w.r.Name(), q)
+				return "", w.helperBroken(ctx, h, q)
 			}
 			c.remember(w.key, q)
 			return q, nil
@@ -194,7 +194,7 @@ func (c *HelperCache) ensure(ctx context.Context, w *Workspace) (string, error) 
 			return "", err
 		}
 		if ok, err = answers(ctx, w.r, p); !ok || err != nil {
-			return "", w.helperBroken(ctx, h)
+			return "", w.helperBroken(ctx, h, p)
 		}
 	}
 	c.remember(w.key, p)

@@ -178,8 +178,8 @@ func changes(op string) bool {
 }
 
 // helperBroken explains why an installed helper does not run.
-func (w *Workspace) helperBroken(ctx context.Context, h Helper) error {
-	msg := fmt.Sprintf("the file helper copied into %s at %s does not run", w.r.Name(), h.ContainerPath())
+func (w *Workspace) helperBroken(ctx context.Context, h Helper, p string) error {
+	msg := fmt.Sprintf("the file helper copied into %s at %s does not run", w.r.Name(), p)
 	if w.hooks.ExplainBroken != nil {
 		if why := w.hooks.ExplainBroken(ctx, h); why != "" {
 			msg += ": " + why
