@@ -64,7 +64,7 @@ func (e *dockerEnv) onlyCacheWritten(cfg, dirs, want string) resource.TestStep {
 		Config:           cfg,
 		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 		Check: resource.ComposeTestCheckFunc(
-			e.expectSh("ls /.sandbox-fs-helper/digests | grep -c json", "1"),
+			e.expectSh("ls /.sandbox-fs-digests | grep -c json", "1"),
 			e.expectSh("ls -A "+dirs, want),
 		),
 	}

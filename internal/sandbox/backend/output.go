@@ -22,22 +22,29 @@ var ErrOutputTooLarge = errors.New("command output too large")
 // everything.
 type CappedBuffer struct {
 	Limit int
-	buf   bytes.Buffer
-	total int64
+	// Strict makes a write past Limit fail (wrapping ErrOutputTooLarge), so
+	// the reader stops at once instead of draining an endless stream.
+	Strict bool
+	buf    bytes.Buffer
+	total  int64
 }
 
-// Write keeps what fits under Limit and never fails.
+// Write keeps what fits under Limit and fails only when Strict.
 func (c *CappedBuffer) Write(p []byte) (int, error) {
 	c.total += int64(len(p))
 	if c.Limit == 0 {
 		return c.buf.Write(p)
 	}
-	if room := c.Limit - c.buf.Len(); room > 0 {
+	room := c.Limit - c.buf.Len()
+	if room > 0 {
 		if len(p) > room {
 			c.buf.Write(p[:room])
 		} else {
 			c.buf.Write(p)
 		}
+	}
+	if c.Strict && len(p) > room {
+		return max(room, 0), fmt.Errorf("%w: more than %d bytes", ErrOutputTooLarge, c.Limit)
 	}
 	return len(p), nil
 }

@@ -41,12 +41,12 @@ const HelperName = "sandbox-fs-helper"
 const HelperDir = "/.sandbox-fs-helper"
 
 // DigestDir is where the helper keeps its digest cache in a container (see
-// package digestcache): beside the helper binaries, outside every workspace
+// package digestcache): beside HelperDir (which is read-only), outside every workspace
 // root and every home directory, whatever the container's environment
 // says, so a refresh of a copied tree or of a single file (OpStat with
 // StatHash, OpHash) stats instead of reading, and what a plan writes is
 // only this cache.
-const DigestDir = HelperDir + "/digests"
+const DigestDir = "/.sandbox-fs-digests"
 
 // PAXSHA256 is the PAX record of an OpWrite tar member holding the expected
 // SHA-256 (hex) of its content; absent or empty skips the check.

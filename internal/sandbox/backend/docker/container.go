@@ -82,6 +82,10 @@ type Spec struct {
 	// with a HostPath is bind-mounted at its Path, read-only when it says
 	// so, before the volumes; all are recorded in LabelSpec.
 	Grants []sandbox.PathGrant
+
+	// helperDigest names the file helper volume mounted read-only at
+	// fshelper.HelperDir (see helpervolume.go); "" mounts none.
+	helperDigest string
 }
 
 // Validate checks what can be checked without the daemon.
@@ -123,7 +127,8 @@ type Daemon struct {
 	cli  *client.Client
 	err  error
 
-	helpers incontainer.HelperCache // containers whose helper answers
+	helpers  incontainer.HelperCache // containers whose helper answers
+	volumeMu sync.Mutex              // serialises filling helper volumes
 
 	mu        sync.Mutex
 	daemonID  string          // docker info ID, once read
@@ -180,6 +185,14 @@ func (d *Daemon) Create(ctx context.Context, s Spec) (*Backend, error) {
 	if err := d.ensureImage(ctx, s.Image, s.PullPolicy); err != nil {
 		return nil, err
 	}
+	h, err := incontainer.FindHelper()
+	if err != nil {
+		return nil, err
+	}
+	if err := d.ensureHelperVolume(ctx, s.Image, h); err != nil {
+		return nil, err
+	}
+	s.helperDigest = h.Digest
 	cfg, hc := containerConfig(s)
 	nc, more := applyNetworking(s, hc)
 	created, err := cli.ContainerCreate(ctx, client.ContainerCreateOptions{Config: cfg, HostConfig: hc, NetworkingConfig: nc,
@@ -259,6 +272,9 @@ func containerConfig(s Spec) (*container.Config, *container.HostConfig) {
 	}
 	// The Python SDK mounts bind mounts first, then the volumes.
 	hc.Mounts = append(bindMounts(s.Grants), volumeMounts(s.Volumes)...)
+	if s.helperDigest != "" {
+		hc.Mounts = append(hc.Mounts, helperMount(s.helperDigest))
+	}
 	applyIsolation(s, cfg, hc)
 	return cfg, hc
 }
@@ -323,6 +339,7 @@ func (d *Daemon) Open(containerID, root string) *Backend {
 		Start:         b.Start,
 		MemoryLimited: func(ctx context.Context) bool { return d.memoryLimited(ctx, containerID) },
 		ExplainBroken: b.explainBroken,
+		Protected:     b.protectedHelper,
 	})
 	return b
 }

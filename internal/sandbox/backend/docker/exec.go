@@ -24,6 +24,7 @@ type execSpec struct {
 	env     []string
 	stdin   io.Reader // nil: no stdin
 	limit   int       // bytes kept per output stream; 0 keeps everything
+	strict  bool      // fail at once past limit (incontainer.Proc.Strict)
 	out     io.Writer // when set, stdout streams here instead of into memory
 	// complete, when it accepts stdout, spares the exit code's round trip
 	// (see incontainer.Proc.Complete).
@@ -71,12 +72,16 @@ func (d *Daemon) run(ctx context.Context, containerID string, spec execSpec) (sa
 	} else {
 		stdinErr <- nil
 	}
-	stdout, stderr := &backend.CappedBuffer{Limit: spec.limit}, &backend.CappedBuffer{Limit: spec.limit}
+	stdout, stderr := &backend.CappedBuffer{Limit: spec.limit, Strict: spec.strict}, &backend.CappedBuffer{Limit: spec.limit, Strict: spec.strict}
 	var outW io.Writer = stdout
 	if spec.out != nil {
 		outW = spec.out
 	}
 	_, copyErr := stdcopy.StdCopy(outW, stderr, att.Reader)
+	if copyErr != nil {
+		// Abandon the process: its stdin need not be read to the end.
+		att.Close()
+	}
 	var inErr error
 	select {
 	case inErr = <-stdinErr:
@@ -85,11 +90,11 @@ func (d *Daemon) run(ctx context.Context, containerID string, spec execSpec) (sa
 	if err := ctx.Err(); err != nil {
 		return sandbox.ExecResult{}, err
 	}
-	if inErr != nil && !isBrokenPipe(inErr) {
-		return sandbox.ExecResult{}, inErr
-	}
 	if copyErr != nil {
 		return sandbox.ExecResult{}, fmt.Errorf("exec %s: reading output: %w", spec.argv[0], copyErr)
+	}
+	if inErr != nil && !isBrokenPipe(inErr) {
+		return sandbox.ExecResult{}, inErr
 	}
 	res := sandbox.ExecResult{Stdout: stdout.Bytes(), Stderr: stderr.Bytes()}
 	if spec.complete != nil && spec.out == nil && spec.complete(res.Stdout) {
@@ -126,7 +131,7 @@ var _ incontainer.Installer = containerRunner{}
 
 // Run implements incontainer.Runner.
 func (r containerRunner) Run(ctx context.Context, p incontainer.Proc) (sandbox.ExecResult, error) {
-	return r.d.run(ctx, r.id, execSpec{argv: p.Argv, user: p.User, workdir: p.WorkDir, env: p.Env, stdin: p.Stdin, limit: p.Limit, out: p.Out,
+	return r.d.run(ctx, r.id, execSpec{argv: p.Argv, user: p.User, workdir: p.WorkDir, env: p.Env, stdin: p.Stdin, limit: p.Limit, strict: p.Strict, out: p.Out,
 		complete: p.Complete})
 }
 

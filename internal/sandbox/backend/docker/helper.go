@@ -48,6 +48,14 @@ func (b *Backend) explainBroken(ctx context.Context, h incontainer.Helper) strin
 // by this id"), as the Python SDK warns; the helper is then streamed
 // through a shell instead (package incontainer).
 func (r containerRunner) InstallHelper(ctx context.Context, h incontainer.Helper) error {
+	return r.copyHelper(ctx, h, false)
+}
+
+// copyHelper copies the helper (mode 0755, owned by root) to its path
+// below fshelper.HelperDir through the archive API; with complete, an
+// empty marker file follows it in the same archive (see
+// ensureHelperVolume).
+func (r containerRunner) copyHelper(ctx context.Context, h incontainer.Helper, complete bool) error {
 	cli, err := r.d.api()
 	if err != nil {
 		return err
@@ -70,6 +78,9 @@ func (r containerRunner) InstallHelper(ctx context.Context, h incontainer.Helper
 		}
 		if err == nil {
 			_, err = io.Copy(tw, f)
+		}
+		if err == nil && complete {
+			err = tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: dir + "/" + helperComplete, Mode: 0o444})
 		}
 		if err == nil {
 			err = tw.Close()

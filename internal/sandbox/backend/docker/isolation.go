@@ -266,7 +266,8 @@ func applyIsolation(s Spec, cfg *container.Config, hc *container.HostConfig) {
 		hc.ReadonlyRootfs = true
 		// What must stay writable becomes an anonymous volume, removed
 		// with the container, unless a mount already covers it.
-		for _, dir := range []string{s.Root, "/tmp", fshelper.HelperDir} {
+		// The helper's own directory is a read-only mount already.
+		for _, dir := range []string{s.Root, "/tmp", fshelper.DigestDir} {
 			if _, ok := hc.Tmpfs[dir]; ok || boundAt(s.Grants, dir) || slices.ContainsFunc(s.Volumes, func(v VolumeMount) bool { return v.Target == dir }) {
 				continue
 			}

@@ -107,8 +107,9 @@ func TestIsolationRoundTrip(t *testing.T) {
 		t.Errorf("root tmpfs %q", hc.Tmpfs["/workspace"])
 	}
 	// Read-only: /tmp has a tmpfs, the root the disk tmpfs; only the
-	// helper's directory needs a volume.
-	if len(hc.Mounts) != 1 || hc.Mounts[0].Target != "/.sandbox-fs-helper" {
+	// helper's digest cache needs a volume (the helper itself is on a
+	// read-only volume of its own).
+	if len(hc.Mounts) != 1 || hc.Mounts[0].Target != "/.sandbox-fs-digests" {
 		t.Errorf("mounts %+v", hc.Mounts)
 	}
 	got := readIsolation(cfg, hc, "/workspace", "runc", "runsc", true)

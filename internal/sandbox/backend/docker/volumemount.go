@@ -66,6 +66,9 @@ func ValidateVolumes(root string, vols []VolumeMount) error {
 		if v.Name == "" {
 			return fail("volume mount %d (target %q): the volume name must not be empty", i, v.Target)
 		}
+		if strings.HasPrefix(v.Name, HelperVolumePrefix) {
+			return fail("volume %s: volumes named %s* hold the provider's file helper and cannot be mounted into a workspace", v.Name, HelperVolumePrefix)
+		}
 		t := v.Target
 		if !path.IsAbs(t) || path.Clean(t) != t {
 			return fail("volume %s: target %q must be an absolute, clean path inside the container", v.Name, t)

@@ -58,7 +58,7 @@ func TestExportArchiveFailureCarriesAReason(t *testing.T) {
 	}
 	// The single-file read path says the same.
 	r = &scriptedRunner{res: sandbox.ExecResult{ExitCode: 1}}
-	err = knownHelperWorkspace(r).helperStream(context.Background(), "read", "a", "10", io.Discard)
+	err = knownHelperWorkspace(r).helperStream(context.Background(), "read", "a", "10", io.Discard, -1)
 	if err == nil || !strings.Contains(err.Error(), "exit status 1 without a message") {
 		t.Fatalf("read error = %v, want the exit status", err)
 	}

@@ -167,6 +167,24 @@ func (c *HelperCache) ensure(ctx context.Context, w *Workspace) (string, error) 
 		return "", err
 	}
 	p := h.ContainerPath()
+	if w.hooks.Protected != nil {
+		q, err := w.hooks.Protected(ctx, h)
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", w.r.Name(), err)
+		}
+		if q != "" {
+			// Never installed: the copy is read-only, and one the agent
+			// could have placed elsewhere is not to be run.
+			if ok, err := answers(ctx, w.r, q); err != nil || !ok {
+				if err != nil {
+					return "", err
+				}
+				return "", w.helperBroken(ctx, h, q)
+			}
+			c.remember(w.key, q)
+			return q, nil
+		}
+	}
 	ok, err := answers(ctx, w.r, p)
 	if err != nil {
 		return "", err
@@ -176,7 +194,7 @@ func (c *HelperCache) ensure(ctx context.Context, w *Workspace) (string, error) 
 			return "", err
 		}
 		if ok, err = answers(ctx, w.r, p); !ok || err != nil {
-			return "", w.helperBroken(ctx, h)
+			return "", w.helperBroken(ctx, h, p)
 		}
 	}
 	c.remember(w.key, p)
@@ -186,15 +204,18 @@ func (c *HelperCache) ensure(ctx context.Context, w *Workspace) (string, error) 
 // answers reports whether the helper at p runs; a stopped container is an
 // error wrapping backend.ErrStopped (nothing is installed into it).
 func answers(ctx context.Context, r Runner, p string) (bool, error) {
-	res, err := r.Run(ctx, Proc{Argv: []string{p, fshelper.OpVersion}, User: "0:0", Complete: completeResponse})
+	ctx, cancel := context.WithTimeout(ctx, QuickTimeout)
+	defer cancel()
+	res, err := r.Run(ctx, Proc{Argv: []string{p, fshelper.OpVersion}, User: "0:0", Complete: completeResponse,
+		Limit: MaxAnswerBytes, Strict: true})
 	if errors.Is(err, backend.ErrStopped) {
 		return false, err
 	}
 	if err != nil || res.ExitCode != 0 {
 		return false, nil //nolint:nilerr // a helper that does not run is installed again, not an error
 	}
-	var resp fshelper.Response
-	return json.Unmarshal(res.Stdout, &resp) == nil && resp.Version == fshelper.Version, nil
+	resp, err := decodeAnswer(res.Stdout)
+	return err == nil && resp.Version == fshelper.Version, nil
 }
 
 // install copies the helper into the container: by the Runner's own means

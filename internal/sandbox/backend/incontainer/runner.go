@@ -22,6 +22,10 @@ type Proc struct {
 	Stdin io.Reader
 	// Limit caps the bytes kept per output stream; 0 keeps everything.
 	Limit int
+	// Strict, with Limit, stops reading at once when a stream exceeds
+	// Limit: Run fails with an error wrapping backend.ErrOutputTooLarge
+	// instead of draining and dropping the rest.
+	Strict bool
 	// Out, when set, receives stdout as it streams instead of memory.
 	Out io.Writer
 	// Complete, when set, says from the whole stdout (Out unset) that the
@@ -60,4 +64,13 @@ type Hooks struct {
 	// ExplainBroken returns why the installed helper may not run (an
 	// architecture mismatch, a process limit), or "".
 	ExplainBroken func(ctx context.Context, h Helper) string
+	// Protected returns the path of the container's own copy of the
+	// helper that the agent cannot change (read-only, root-owned, on a
+	// mount the container cannot undo), checked from the container
+	// runtime's own description of the container; "" when the container
+	// has none (made by an earlier provider version): the helper is then
+	// installed into it as before, and trusted no further than its
+	// answers. An error means the container's helper must not be used.
+	// When Protected returns a path, nothing is ever installed.
+	Protected func(ctx context.Context, h Helper) (string, error)
 }

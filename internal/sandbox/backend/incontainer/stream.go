@@ -23,23 +23,33 @@ func (w *Workspace) Persist(ctx context.Context, exclude []string, out io.Writer
 	if err != nil {
 		return err
 	}
-	return w.helperStream(ctx, fshelper.OpPersist, ".", string(arg), out)
+	return w.helperStream(ctx, fshelper.OpPersist, ".", string(arg), out, -1)
 }
 
 // helperStream runs a helper operation whose stdout is a stream (no
 // Response) copied to out; a failure is reported on stderr with a non-zero
-// exit status.
-func (w *Workspace) helperStream(ctx context.Context, op, rel, arg string, out io.Writer) error {
+// exit status. max >= 0 bounds the stream: reading stops, and the
+// operation fails, as soon as the helper sends more.
+func (w *Workspace) helperStream(ctx context.Context, op, rel, arg string, out io.Writer, max int64) error {
 	helperCalls.Add(1)
-	p, err := w.cache.ensure(ctx, w)
+	opCtx, cancel := withDeadline(ctx, op, arg)
+	defer cancel()
+	p, err := w.cache.ensure(opCtx, w)
 	if err != nil {
-		return err
+		return w.runErr(ctx, opCtx, op, rel, arg, 0, err)
 	}
-	res, err := w.r.Run(ctx, Proc{Argv: []string{p, op, w.root, rel, arg}, User: "0:0", Out: out, Limit: 64 << 10})
-	if err != nil {
-		return err
+	var cw *capWriter
+	if max >= 0 {
+		cw = &capWriter{w: out, limit: max}
+		out = cw
 	}
-	if res.ExitCode != 0 {
+	res, err := w.r.Run(opCtx, Proc{Argv: []string{p, op, w.root, rel, arg}, User: "0:0", Out: out, Limit: maxStderrBytes})
+	switch {
+	case cw != nil && cw.over:
+		return w.helperErr(op, rel, fmt.Errorf("%w: more than the %d bytes announced", ErrBadAnswer, max))
+	case err != nil:
+		return w.runErr(ctx, opCtx, op, rel, arg, maxStderrBytes, err)
+	case res.ExitCode != 0:
 		return helperFailed(op, rel, w.r.Name(), res)
 	}
 	return nil
@@ -74,8 +84,10 @@ func (w *Workspace) ReadFile(ctx context.Context, rel string, out io.Writer, lim
 	if fi.Size > limit {
 		return fi.Size, fmt.Errorf("%s is %d bytes: %w (%d)", rel, fi.Size, backend.ErrTooLarge, limit)
 	}
+	// The content may not exceed the size the stat gave: a helper that
+	// streams more is cut off at once.
 	cw := &countWriter{w: out}
-	err = w.helperStream(ctx, fshelper.OpRead, rel, strconv.FormatInt(limit, 10), cw)
+	err = w.helperStream(ctx, fshelper.OpRead, rel, strconv.FormatInt(limit, 10), cw, fi.Size)
 	return cw.n, err
 }
 

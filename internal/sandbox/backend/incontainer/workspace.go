@@ -51,27 +51,30 @@ func (w *Workspace) HelperPath(ctx context.Context) (string, error) {
 // backend sentinel.
 func (w *Workspace) helper(ctx context.Context, op, rel, arg string, stdin io.Reader) (fshelper.Response, error) {
 	helperCalls.Add(1)
-	if r, ok, err := w.helperFirst(ctx, op, rel, arg, stdin); ok {
+	opCtx, cancel := withDeadline(ctx, op, arg)
+	defer cancel()
+	if r, ok, err := w.helperFirst(ctx, opCtx, op, rel, arg, stdin); ok {
 		return r, err
 	}
-	p, err := w.startedHelper(ctx, op)
+	p, err := w.startedHelper(opCtx, op)
 	if err != nil {
-		return fshelper.Response{}, err
+		return fshelper.Response{}, w.runErr(ctx, opCtx, op, rel, arg, answerCap(op), err)
 	}
-	res, err := w.r.Run(ctx, w.helperProc(p, op, rel, arg, stdin))
+	res, err := w.r.Run(opCtx, w.helperProc(p, op, rel, arg, stdin))
 	if err != nil {
-		return fshelper.Response{}, err
+		return fshelper.Response{}, w.runErr(ctx, opCtx, op, rel, arg, answerCap(op), err)
 	}
 	return w.response(op, rel, res)
 }
 
-// helperProc is the process of one helper operation.
+// helperProc is the process of one helper operation: its answer bounded
+// by answerCap (reading stops once it is exceeded).
 func (w *Workspace) helperProc(p, op, rel, arg string, stdin io.Reader) Proc {
 	argv := []string{p, op, w.root, rel}
 	if arg != "" {
 		argv = append(argv, arg)
 	}
-	return Proc{Argv: argv, User: "0:0", Stdin: stdin, Complete: completeResponse}
+	return Proc{Argv: argv, User: "0:0", Stdin: stdin, Complete: completeResponse, Limit: answerCap(op), Strict: true}
 }
 
 // helperFirst runs an operation without stdin straight away when the cache
@@ -80,8 +83,10 @@ func (w *Workspace) helperProc(p, op, rel, arg string, stdin io.Reader) Proc {
 // a whole response proves it answers (ok, and the cache learns it). When
 // it does not answer, ok is false and nothing was done that the caller's
 // check, install and retry would not do again; an operation with stdin
-// (which cannot be sent twice) always takes that path.
-func (w *Workspace) helperFirst(ctx context.Context, op, rel, arg string, stdin io.Reader) (fshelper.Response, bool, error) {
+// (which cannot be sent twice) always takes that path. The helper run is
+// the container's protected copy when it has one
+// (Hooks.Protected says where the helper is).
+func (w *Workspace) helperFirst(ctx, opCtx context.Context, op, rel, arg string, stdin io.Reader) (fshelper.Response, bool, error) {
 	if stdin != nil {
 		return fshelper.Response{}, false, nil
 	}
@@ -92,27 +97,56 @@ func (w *Workspace) helperFirst(ctx context.Context, op, rel, arg string, stdin 
 	if err != nil {
 		return fshelper.Response{}, false, nil //nolint:nilerr // the regular path reports it
 	}
-	res, err := w.r.Run(ctx, w.helperProc(h.ContainerPath(), op, rel, arg, nil))
+	p := h.ContainerPath()
+	if w.hooks.Protected != nil {
+		if p, err = w.hooks.Protected(opCtx, h); err != nil {
+			return fshelper.Response{}, true, w.helperErr(op, rel, err)
+		}
+		if p == "" {
+			p = h.ContainerPath()
+		}
+	}
+	res, err := w.r.Run(opCtx, w.helperProc(p, op, rel, arg, nil))
+	if err != nil && (errors.Is(err, backend.ErrOutputTooLarge) || opCtx.Err() != nil) {
+		return fshelper.Response{}, true, w.runErr(ctx, opCtx, op, rel, arg, answerCap(op), err)
+	}
 	if err != nil || res.ExitCode != 0 || !completeResponse(res.Stdout) {
 		return fshelper.Response{}, false, nil //nolint:nilerr // the regular path checks, installs or starts, and reports
 	}
-	w.cache.remember(w.key, h.ContainerPath())
+	w.cache.remember(w.key, p)
 	r, err := w.response(op, rel, res)
 	return r, true, err
 }
 
-// response decodes a helper's output; a Response error comes back as an
-// error wrapping the matching backend sentinel.
+// response decodes and checks a helper's answer; a Response error comes
+// back as an error wrapping the matching backend sentinel, an answer that
+// is malformed or does not answer what was asked as one wrapping
+// ErrBadAnswer.
 func (w *Workspace) response(op, rel string, res sandbox.ExecResult) (fshelper.Response, error) {
-	var r fshelper.Response
-	if res.ExitCode != 0 || json.Unmarshal(res.Stdout, &r) != nil {
-		return fshelper.Response{}, fmt.Errorf("file helper %s %s in %s exited with code %d: %s",
-			op, rel, w.r.Name(), res.ExitCode, bytes.TrimSpace(append(res.Stderr, res.Stdout...)))
+	if res.ExitCode != 0 {
+		return fshelper.Response{}, w.helperErr(op, rel, fmt.Errorf("exited with code %d: %s",
+			res.ExitCode, clip(bytes.TrimSpace(append(res.Stderr, res.Stdout...)))))
+	}
+	r, err := decodeAnswer(res.Stdout)
+	if err != nil {
+		return fshelper.Response{}, w.helperErr(op, rel, fmt.Errorf("%w: malformed answer (%s): %s", ErrBadAnswer, err.Error(), clip(res.Stdout)))
 	}
 	if r.Error != nil {
 		return r, r.Error.Err()
 	}
+	if err := checkAnswer(op, rel, r); err != nil {
+		return fshelper.Response{}, w.helperErr(op, rel, fmt.Errorf("%w: %w", ErrBadAnswer, err))
+	}
 	return r, nil
+}
+
+// clip shortens what a helper printed for an error message.
+func clip(b []byte) string {
+	const n = 512
+	if len(b) > n {
+		return strconv.Quote(string(b[:n])) + "..."
+	}
+	return strconv.Quote(string(b))
 }
 
 // startedHelper returns the helper's path for op; only an operation that
@@ -144,8 +178,8 @@ func changes(op string) bool {
 }
 
 // helperBroken explains why an installed helper does not run.
-func (w *Workspace) helperBroken(ctx context.Context, h Helper) error {
-	msg := fmt.Sprintf("the file helper copied into %s at %s does not run", w.r.Name(), h.ContainerPath())
+func (w *Workspace) helperBroken(ctx context.Context, h Helper, p string) error {
+	msg := fmt.Sprintf("the file helper copied into %s at %s does not run", w.r.Name(), p)
 	if w.hooks.ExplainBroken != nil {
 		if why := w.hooks.ExplainBroken(ctx, h); why != "" {
 			msg += ": " + why
@@ -174,9 +208,6 @@ func (w *Workspace) Stat(ctx context.Context, rel string) (backend.FileInfo, err
 	r, err := w.helper(ctx, fshelper.OpStat, rel, "", nil)
 	if err != nil {
 		return backend.FileInfo{}, err
-	}
-	if r.Info == nil {
-		return backend.FileInfo{}, fmt.Errorf("stat %s: the file helper returned no information", rel)
 	}
 	return *r.Info, nil
 }
@@ -257,8 +288,17 @@ func (w *Workspace) RemoveTree(ctx context.Context, rel string, files []string) 
 	if err != nil {
 		return backend.RemoveReport{}, err
 	}
-	if r.Removal == nil {
-		return backend.RemoveReport{}, fmt.Errorf("remove %s: the file helper returned no report", rel)
+	if r.Removal == nil || r.Removal.Left < 0 {
+		return backend.RemoveReport{}, w.helperErr(fshelper.OpRemoveTree, rel, fmt.Errorf("%w: no removal report", ErrBadAnswer))
+	}
+	listed := make(map[string]bool, len(files))
+	for _, f := range files {
+		listed[f] = true
+	}
+	for _, k := range r.Removal.Kept {
+		if !listed[k] {
+			return backend.RemoveReport{}, w.helperErr(fshelper.OpRemoveTree, rel, fmt.Errorf("%w: it reports keeping %q, which was not listed", ErrBadAnswer, k))
+		}
 	}
 	return *r.Removal, nil
 }

@@ -59,7 +59,14 @@ func (w *Workspace) writeFiles(ctx context.Context, files []backend.BatchFile, p
 		return nil, err
 	}
 	if len(r.Written) != len(files) {
-		return nil, fmt.Errorf("write: the file helper wrote %d of %d files", len(r.Written), len(files))
+		return nil, w.helperErr(fshelper.OpWrite, files[0].Rel, fmt.Errorf("%w: it reports %d files written of %d", ErrBadAnswer, len(r.Written), len(files)))
+	}
+	for i, f := range files {
+		got := r.Written[i]
+		if got.Size != f.Size || (f.SHA256 != "" && got.SHA256 != f.SHA256) {
+			return nil, w.helperErr(fshelper.OpWrite, f.Rel, fmt.Errorf("%w: it reports %d bytes with SHA-256 %s, %d bytes were sent",
+				ErrBadAnswer, got.Size, got.SHA256, f.Size))
+		}
 	}
 	return r.Written, nil
 }

@@ -62,7 +62,7 @@ func (r *podRunner) Run(ctx context.Context, p incontainer.Proc) (sandbox.ExecRe
 	case <-ctx.Done():
 		return sandbox.ExecResult{}, ctx.Err()
 	}
-	stdout, stderr := &backend.CappedBuffer{Limit: p.Limit}, &backend.CappedBuffer{Limit: p.Limit}
+	stdout, stderr := &backend.CappedBuffer{Limit: p.Limit, Strict: p.Strict}, &backend.CappedBuffer{Limit: p.Limit, Strict: p.Strict}
 	var out io.Writer = stdout
 	if p.Out != nil {
 		out = p.Out
@@ -76,6 +76,8 @@ func (r *podRunner) Run(ctx context.Context, p incontainer.Proc) (sandbox.ExecRe
 		res.ExitCode = exit.ExitStatus()
 	case ctx.Err() != nil:
 		return sandbox.ExecResult{}, ctx.Err()
+	case errors.Is(err, backend.ErrOutputTooLarge):
+		return sandbox.ExecResult{}, err
 	default:
 		return sandbox.ExecResult{}, r.execError(ctx, argv[0], err)
 	}
