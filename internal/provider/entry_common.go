@@ -181,8 +181,9 @@ func engineAdvice(err error) string {
 		return fmt.Sprintf("\n\nThe source is a %v; sandbox_file.source (or a local_file entry's src) copies only a "+
 			"regular file: point it at one.", se.Context["file_type"])
 	case errors.As(err, &se) && se.Context["reason"] == sandbox.ReasonOutsideBaseDir:
-		return "\n\nHost sources must lie under Terraform's working directory (or the provider's working_dir). " +
-			"Move the source there, or allow its directory with the provider's extra_path_grants = [{ path = \"...\" }]."
+		return "\n\nHost sources (a file or directory copied in, and a Git repository given by a file:// URL or a local " +
+			"path) must lie under Terraform's working directory (or the provider's working_dir). Move the source there, " +
+			"or allow its directory with the provider's extra_path_grants = [{ path = \"...\", read_only = true }]."
 	case errors.Is(err, workspace.ErrEscapesRoot):
 		return "\n\nA symlink inside the workspace stands where this entry (or one of its parent directories) " +
 			"should be. It was not followed and nothing outside the workspace was touched. Remove the symlink " +
