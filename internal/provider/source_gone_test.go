@@ -57,7 +57,7 @@ resource "sandbox_local_dir" "d" {
 				Destroy: true,
 				Check: func(*terraform.State) error {
 					if _, err := os.Lstat(root); !os.IsNotExist(err) {
-						return fmt.Errorf("workspace root %s still there after destroy: %v", root, err)
+						return fmt.Errorf("workspace root %s still there after destroy: %w", root, err)
 					}
 					return nil
 				},
