@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	pathpkg "path"
 	"strconv"
 	"strings"
 
@@ -181,8 +182,18 @@ func engineAdvice(err error) string {
 		return fmt.Sprintf("\n\nThe source is a %v; sandbox_file.source (or a local_file entry's src) copies only a "+
 			"regular file: point it at one.", se.Context["file_type"])
 	case errors.As(err, &se) && se.Context["reason"] == sandbox.ReasonOutsideBaseDir:
-		return "\n\nHost sources must lie under Terraform's working directory (or the provider's working_dir). " +
-			"Move the source there, or allow its directory with the provider's extra_path_grants = [{ path = \"...\" }]."
+		return "\n\nHost sources (a file or directory copied in, and a Git repository given by a file:// URL or a local " +
+			"path) must lie under Terraform's working directory (or the provider's working_dir). Move the source there, " +
+			"or allow its directory with the provider's extra_path_grants = [{ path = \"...\", read_only = true }]."
+	case errors.As(err, &se) && se.Code == sandbox.CodeInvalidManifestPath && se.Context["reason"] == sandbox.ReasonEscapeRoot:
+		advice := "\n\nThe Python SDK refuses every \"..\" segment in an entry path, even one that stays inside the root " +
+			"(\"notes/../evil\" is refused like \"../evil\"): write the path without \"..\""
+		if rel, ok := se.Context["rel"].(string); ok {
+			if c := pathpkg.Clean(rel); c != "." && c != ".." && !strings.HasPrefix(c, "../") && !pathpkg.IsAbs(c) {
+				return advice + fmt.Sprintf(" (%s).", sandbox.QuoteText(c))
+			}
+		}
+		return advice + "."
 	case errors.Is(err, workspace.ErrEscapesRoot):
 		return "\n\nA symlink inside the workspace stands where this entry (or one of its parent directories) " +
 			"should be. It was not followed and nothing outside the workspace was touched. Remove the symlink " +
@@ -253,6 +264,13 @@ func (entryPathValidator) ValidateString(_ context.Context, req validator.String
 	}
 	if err := entryPlaceError(rel); err != nil {
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid entry path", err.Error())
+		return
+	}
+	if strings.Contains(raw, `\`) {
+		resp.Diagnostics.AddAttributeWarning(req.Path, "Backslash in entry path",
+			fmt.Sprintf("path %s is written as %s: a backslash is a path separator to the Python SDK, as on Windows, not "+
+				"part of a file name. Write %s to silence this warning.", sandbox.QuoteText(raw), sandbox.QuoteText(rel),
+				sandbox.QuoteText(rel)))
 	}
 }
 

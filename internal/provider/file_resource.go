@@ -170,9 +170,12 @@ func (fileKind) static(ctx context.Context, plan tfsdk.Plan) bool {
 	return sum.ValueString() == hex.EncodeToString(d[:])
 }
 
-func (fileKind) plan(ctx context.Context, eng *workspace.Engine, _ resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, m, cfg *fileModel) {
+func (fileKind) plan(ctx context.Context, eng *workspace.Engine, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, m, cfg *fileModel) {
 	d, ok, attr, err := planDigest(ctx, eng, *m)
+	var prior fileModel
 	switch {
+	case err != nil && attr == "source" && keepGoneSource(ctx, req, m.Source, &prior, err, &resp.Diagnostics):
+		m.setDigest(prior.digest())
 	case err != nil:
 		addEngineAttributeError(&resp.Diagnostics, path.Root(attr), "Cannot read file content", err)
 	case ok:

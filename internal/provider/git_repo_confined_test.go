@@ -38,9 +38,14 @@ resource "sandbox_git_repo" "g" {
 	if code := c.exitCode("plan.log", "plan", "-input=false", "-no-color"); code != 1 {
 		t.Fatalf("plan of a repository outside the working directory exited %d, want 1:\n%s", code, c.last)
 	}
-	for _, want := range []string{"outside_base_dir", "url", "extra_path_grants"} {
+	// The heading names the reason, the detail the fix.
+	for _, want := range []string{"Error: Local repository outside the working directory", "outside_base_dir", "url",
+		"file:// URL", "extra_path_grants"} {
 		if !strings.Contains(c.last, want) {
 			t.Errorf("plan output does not mention %q:\n%s", want, c.last)
 		}
+	}
+	if strings.Contains(c.last, "Cannot resolve ref") {
+		t.Errorf("a confined repository is not an unknown ref:\n%s", c.last)
 	}
 }

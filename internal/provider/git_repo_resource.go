@@ -241,6 +241,17 @@ func gitErrorPath(m *gitRepoModel, err error) path.Path {
 	return path.Root("repo")
 }
 
+// gitResolveSummary is the heading of a failure to resolve ref: the
+// confinement of a local repository (a file:// URL or a host path outside
+// the working directory) is its own reason, not an unknown ref.
+func gitResolveSummary(ref string, err error) string {
+	var se *sandbox.Error
+	if errors.As(err, &se) && se.Context["reason"] == sandbox.ReasonOutsideBaseDir {
+		return "Local repository outside the working directory"
+	}
+	return "Cannot resolve ref " + ref
+}
+
 // treeKey is the private state key holding the tree the last apply copied
 // (a workspace.TreeSummary as JSON): plans that keep the commit plan it,
 // so drift in the workspace shows without fetching again.

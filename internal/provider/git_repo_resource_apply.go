@@ -47,7 +47,7 @@ func (gitRepoKind) plan(ctx context.Context, eng *workspace.Engine, req resource
 	if samePlace && sandbox.LooksLikeCommitRef(ref) && strings.HasPrefix(prior.Commit.ValueString(), strings.ToLower(ref)) {
 		commit = prior.Commit.ValueString() // a commit never moves
 	} else if commit, err = eng.ResolveGitRef(ctx, src, ref); err != nil {
-		addEngineAttributeError(&resp.Diagnostics, gitErrorPath(cfg, err), "Cannot resolve ref "+ref, err)
+		addEngineAttributeError(&resp.Diagnostics, gitErrorPath(cfg, err), gitResolveSummary(ref, err), err)
 		return
 	}
 	m.Commit = types.StringValue(commit)

@@ -93,6 +93,11 @@ func (localDirKind) plan(ctx context.Context, eng *workspace.Engine, req resourc
 		return
 	}
 	tree, err := eng.ScanLocalDir(ctx, m.WorkspaceID.ValueString(), m.Source.ValueString())
+	var prior localDirModel
+	if err != nil && keepGoneSource(ctx, req, m.Source, &prior, err, &resp.Diagnostics) {
+		m.keepTree(&prior.treeModel)
+		return
+	}
 	if err != nil {
 		addEngineAttributeError(&resp.Diagnostics, path.Root("source"), "Cannot read source directory", err)
 		return

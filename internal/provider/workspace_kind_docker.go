@@ -29,9 +29,13 @@ func (dockerKind) validate(ctx context.Context, m workspaceModel, _ tfsdk.Config
 	validateDocker(ctx, m, diags)
 }
 
-// modifyPlan refuses, at plan time, a runtime the daemon does not have.
+// modifyPlan refuses, at plan time, a runtime the daemon does not have
+// and a missing image it must not pull.
 func (dockerKind) modifyPlan(ctx context.Context, eng *workspace.Engine, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, plan workspaceModel) {
 	planRuntime(ctx, eng, req, plan, &resp.Diagnostics)
+	if !plan.Docker.IsNull() && !plan.Docker.IsUnknown() {
+		planImage(ctx, eng, req, &resp.Diagnostics)
+	}
 	warnDiskLost(ctx, req, resp)
 }
 

@@ -235,10 +235,9 @@ func dockerBlockSchema() schema.SingleNestedBlock {
 			},
 			"pull_policy": schema.StringAttribute{
 				Optional: true,
-				MarkdownDescription: "When to pull the image: `\"missing\"` (default; only when the daemon lacks it), " +
-					"`\"always\"` (before every creation) or `\"never\"` (a missing image fails the apply). Errors inside the " +
-					"pull stream (unknown tag, denied access) fail the apply with the daemon's message. Used at creation only: " +
-					"changing it changes nothing else.",
+				MarkdownDescription: "When to pull the image: `\"missing\"` (default; only when the daemon lacks it; the plan warns), " +
+					"`\"always\"` (before every creation) or `\"never\"` (a missing image fails the plan on `image`). Plans only " +
+					"inspect. Pull errors (unknown tag, denied access) fail the apply with the daemon's message. Used at creation only.",
 				Validators: []validator.String{stringvalidator.OneOf("missing", "always", "never")},
 			},
 			"network_mode": schema.StringAttribute{

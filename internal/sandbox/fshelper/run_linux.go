@@ -80,6 +80,9 @@ func credential(spec string) (*ids, string, error) {
 	if err != nil {
 		if u, err = user.LookupId(name); err != nil {
 			n, perr := strconv.Atoi(name)
+			if name == "root" {
+				n, perr = 0, nil // root is uid 0, /etc/passwd or not
+			}
 			if perr != nil || n < 0 {
 				return nil, "", fmt.Errorf("unknown user %q", name)
 			}
@@ -104,6 +107,9 @@ func credential(spec string) (*ids, string, error) {
 		if err != nil {
 			if g, err = user.LookupGroupId(group); err != nil {
 				n, perr := strconv.Atoi(group)
+				if group == "root" {
+					n, perr = 0, nil
+				}
 				if perr != nil || n < 0 {
 					return nil, "", fmt.Errorf("unknown group %q", group)
 				}

@@ -58,3 +58,9 @@ func (e *Engine) UpdateDockerLimits(ctx context.Context, w *Workspace, iso Docke
 
 // ErrUnknownDockerRuntime marks a runtime the Docker daemon does not have.
 var ErrUnknownDockerRuntime = docker.ErrUnknownRuntime
+
+// DockerImagePresent reports whether the configured daemon holds image;
+// it only inspects.
+func (e *Engine) DockerImagePresent(ctx context.Context, image string) (bool, error) {
+	return e.docker.ImagePresent(ctx, image)
+}

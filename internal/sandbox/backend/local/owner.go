@@ -19,10 +19,14 @@ func lookupUid(name string) (int, error) {
 	})
 }
 
-// userName returns the name of uid, or its decimal form when unknown.
+// userName returns the name of uid, or its decimal form when unknown
+// ("root" for 0).
 func userName(uid int) string {
 	if u, err := user.LookupId(strconv.Itoa(uid)); err == nil {
 		return u.Username
+	}
+	if uid == 0 {
+		return rootName
 	}
 	return strconv.Itoa(uid)
 }

@@ -53,7 +53,8 @@ func lookupGid(group string) (int, error) {
 
 // lookupID resolves name, a kind ("user", "group") name, to its numeric id
 // with find; a name find does not know that is a decimal number is taken as
-// the id itself.
+// the id itself, and "root" is 0 even on a system with no user database (a
+// minimal image without /etc/passwd or /etc/group).
 func lookupID(kind, name string, find func(string) (string, error)) (int, error) {
 	if name == "" {
 		return 0, fmt.Errorf("empty %s name", kind)
@@ -67,16 +68,27 @@ func lookupID(kind, name string, find func(string) (string, error)) (int, error)
 	if n, perr := strconv.ParseUint(name, 10, 31); perr == nil {
 		return int(n), nil
 	}
+	if name == rootName {
+		return 0, nil
+	}
 	if err == nil {
 		err = fmt.Errorf("non-numeric id %q", id)
 	}
 	return 0, fmt.Errorf("unknown %s %q: %w", kind, name, err)
 }
 
-// groupName returns the name of gid, or its decimal form when unknown.
+// rootName is the name of uid and gid 0 where the system has no database
+// to say so.
+const rootName = "root"
+
+// groupName returns the name of gid, or its decimal form when unknown
+// ("root" for 0).
 func groupName(gid int) string {
 	if g, err := user.LookupGroupId(strconv.Itoa(gid)); err == nil {
 		return g.Name
+	}
+	if gid == 0 {
+		return rootName
 	}
 	return strconv.Itoa(gid)
 }
