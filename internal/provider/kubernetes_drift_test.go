@@ -77,7 +77,7 @@ func TestAccKubernetesWorkspace_manifestExecDrift(t *testing.T) {
 			if err != nil || len(pods.Items) != 1 {
 				t.Fatalf("the workspace pod: %v (%d pods)", err, len(pods.Items))
 			}
-			if _, stderr, err := kubetest.Exec(ctx, env.cfg, kubetest.SPDY, env.ns, pods.Items[0].Name, nil, "sh", "-c", script); err != nil {
+			if _, stderr, err := kubetest.ExecIn(ctx, env.cfg, kubetest.SPDY, env.ns, pods.Items[0].Name, kubetest.WorkspaceContainer, nil, "sh", "-c", script); err != nil {
 				t.Fatalf("%s: %v %s", script, err, stderr)
 			}
 		}

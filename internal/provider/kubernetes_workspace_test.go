@@ -68,7 +68,7 @@ func (e *kubeEnv) expectSh(script, want string) func(*terraform.State) error {
 	return func(s *terraform.State) error {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		out, stderr, err := kubetest.Exec(ctx, e.cfg, kubetest.WebSocket, e.ns, e.pod(s), nil, "sh", "-c", script)
+		out, stderr, err := kubetest.ExecIn(ctx, e.cfg, kubetest.WebSocket, e.ns, e.pod(s), kubetest.WorkspaceContainer, nil, "sh", "-c", script)
 		if err != nil {
 			return fmt.Errorf("exec %q in pod %s: %w: %s", script, e.pod(s), err, stderr)
 		}

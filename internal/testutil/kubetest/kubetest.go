@@ -153,13 +153,22 @@ const (
 // with stdin when it is not nil, and returns what it wrote to stdout and
 // stderr. A command that exits non-zero is an error.
 func Exec(ctx context.Context, cfg *rest.Config, tr Transport, ns, pod string, stdin io.Reader, cmd ...string) (string, string, error) {
+	return ExecIn(ctx, cfg, tr, ns, pod, "", stdin, cmd...)
+}
+
+// WorkspaceContainer is the name of the workspace container of a pod
+// workspace, the one the agent's commands run in.
+const WorkspaceContainer = "workspace"
+
+// ExecIn is Exec in the named container of a pod ("" for its only one).
+func ExecIn(ctx context.Context, cfg *rest.Config, tr Transport, ns, pod, container string, stdin io.Reader, cmd ...string) (string, string, error) {
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return "", "", err
 	}
 	req := cs.CoreV1().RESTClient().Post().Resource("pods").Namespace(ns).Name(pod).SubResource("exec").
 		VersionedParams(&corev1.PodExecOptions{
-			Command: cmd, Stdin: stdin != nil, Stdout: true, Stderr: true,
+			Container: container, Command: cmd, Stdin: stdin != nil, Stdout: true, Stderr: true,
 		}, scheme.ParameterCodec)
 	var ex remotecommand.Executor
 	switch tr {

@@ -238,6 +238,11 @@ func install(ctx context.Context, r Runner, h Helper) error {
 	}
 }
 
+// InstallByShell streams the helper into the container r runs in, at
+// h.ContainerPath(), through `sh -c` (see installByShell). Kinds that fill
+// a protected helper directory through a container of their own use it.
+func InstallByShell(ctx context.Context, r Runner, h Helper) error { return installByShell(ctx, r, h) }
+
 // installByShell streams the helper into the container on the stdin of
 // `sh -c`: written to a temporary name, made executable, then renamed
 // into place, so a half-written binary is never run.

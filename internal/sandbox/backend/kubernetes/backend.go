@@ -26,9 +26,9 @@ var (
 
 // Open returns the Backend of an existing pod; nothing is contacted.
 func (c *Cluster) Open(ns, name, root string) *Backend {
-	r := &podRunner{c: c, ns: ns, name: name}
+	r := &podRunner{c: c, ns: ns, name: name, container: containerName}
 	b := &Backend{c: c, ns: ns, name: name}
-	b.Workspace = incontainer.New(r, ns+"/"+name, root, &c.helpers, incontainer.Hooks{})
+	b.Workspace = incontainer.New(r, ns+"/"+name, root, &c.helpers, incontainer.Hooks{Protected: b.protectedHelper})
 	r.ws = b.Workspace
 	return b
 }

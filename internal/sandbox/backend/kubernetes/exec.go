@@ -20,16 +20,24 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/fshelper"
 )
 
-// podRunner runs processes in the workspace container of one pod through
-// the API server's exec subresource.
+// podRunner runs processes in one container of one pod through the API
+// server's exec subresource: the workspace container, or the helper
+// container while it fills the helper volume. The container is always
+// named, as a pod has two.
 type podRunner struct {
-	c        *Cluster
-	ns, name string
-	ws       *incontainer.Workspace // for the helper's path, set by Open
+	c         *Cluster
+	ns, name  string
+	container string
+	ws        *incontainer.Workspace // for the helper's path, set by Open
 }
 
 // Name implements incontainer.Runner.
-func (r *podRunner) Name() string { return "pod " + r.ns + "/" + r.name }
+func (r *podRunner) Name() string {
+	if r.container != containerName {
+		return "pod " + r.ns + "/" + r.name + " (container " + r.container + ")"
+	}
+	return "pod " + r.ns + "/" + r.name
+}
 
 // asRoot reports whether p runs as the container's own user (root in a
 // workspace pod) with nothing else to set, so the exec API takes it as is.
@@ -91,7 +99,7 @@ func (r *podRunner) stream(ctx context.Context, argv []string, stdin io.Reader, 
 	}
 	req := cs.CoreV1().RESTClient().Post().Resource("pods").Namespace(r.ns).Name(r.name).SubResource("exec").
 		VersionedParams(&corev1.PodExecOptions{
-			Container: containerName, Command: argv, Stdin: stdin != nil, Stdout: true, Stderr: true,
+			Container: r.container, Command: argv, Stdin: stdin != nil, Stdout: true, Stderr: true,
 		}, scheme.ParameterCodec)
 	ws, err := remotecommand.NewWebSocketExecutor(rc, "GET", req.URL().String())
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/incontainer"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/fshelper"
 )
 
@@ -162,7 +163,9 @@ func (s Spec) labels() map[string]string {
 	return l
 }
 
-func (s Spec) pod() (*corev1.Pod, error) {
+// pod is the pod of s; the helper of digest is to be installed into its
+// protected helper volume (see helper.go).
+func (s Spec) pod(digest string) (*corev1.Pod, error) {
 	req, err := resourceList(s.Requests)
 	if err != nil {
 		return nil, err
@@ -187,7 +190,7 @@ func (s Spec) pod() (*corev1.Pod, error) {
 		Resources: corev1.ResourceRequirements{Requests: req, Limits: lim},
 		VolumeMounts: []corev1.VolumeMount{
 			{Name: "workspace", MountPath: s.Root},
-			{Name: "sandbox-fs-helper", MountPath: fshelper.HelperDir},
+			{Name: helperVolumeName, MountPath: fshelper.HelperDir, ReadOnly: true},
 		},
 	}
 	if s.Privileged {
@@ -199,9 +202,10 @@ func (s Spec) pod() (*corev1.Pod, error) {
 	p := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: PodName(s.WorkspaceID), Namespace: s.Namespace, Labels: s.labels(),
-			Annotations: map[string]string{AnnotationRoot: s.Root},
+			Annotations: map[string]string{AnnotationRoot: s.Root, AnnotationHelper: digest},
 		},
 		Spec: corev1.PodSpec{
+			InitContainers:                []corev1.Container{helperContainer(s.Image, s.ImagePullPolicy, digest)},
 			Containers:                    []corev1.Container{c},
 			RestartPolicy:                 corev1.RestartPolicyNever,
 			ShareProcessNamespace:         &yes,
@@ -211,7 +215,7 @@ func (s Spec) pod() (*corev1.Pod, error) {
 			TerminationGracePeriodSeconds: &grace,
 			Volumes: []corev1.Volume{
 				{Name: "workspace", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
-				{Name: "sandbox-fs-helper", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+				{Name: helperVolumeName, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
 			},
 		},
 	}
@@ -253,7 +257,11 @@ func (c *Cluster) Create(ctx context.Context, s Spec) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	pod, err := s.pod()
+	h, err := incontainer.FindHelper()
+	if err != nil {
+		return nil, err
+	}
+	pod, err := s.pod(h.Digest)
 	if err != nil {
 		return nil, err
 	}
@@ -287,7 +295,14 @@ func (c *Cluster) Create(ctx context.Context, s Spec) (*Backend, error) {
 	if timeout <= 0 {
 		timeout = DefaultStartTimeout
 	}
-	if err := c.waitRunning(ctx, s.Namespace, pod.Name, timeout); err != nil {
+	start := time.Now()
+	if err := c.waitRunning(ctx, s.Namespace, pod.Name, timeout, helperRunning); err != nil {
+		return nil, err
+	}
+	if err := c.installHelper(ctx, s.Namespace, pod.Name, h); err != nil {
+		return nil, err
+	}
+	if err := c.waitRunning(ctx, s.Namespace, pod.Name, max(timeout-time.Since(start), 10*time.Second), containerRunning); err != nil {
 		return nil, err
 	}
 	b := c.Open(s.Namespace, pod.Name, s.Root)
@@ -340,8 +355,10 @@ func (c *Cluster) Lookup(ctx context.Context, ns, name string) (Pod, bool, error
 		return Pod{}, false, fmt.Errorf("reading pod %s/%s: %w", ns, name, err)
 	}
 	out := Pod{Namespace: ns, Name: name, Root: p.Annotations[AnnotationRoot], Running: containerRunning(p)}
-	if len(p.Spec.Containers) > 0 {
-		out.Image = p.Spec.Containers[0].Image
+	for _, ct := range p.Spec.Containers {
+		if ct.Name == containerName {
+			out.Image = ct.Image
+		}
 	}
 	if p.DeletionTimestamp != nil || p.Status.Phase == corev1.PodFailed || p.Status.Phase == corev1.PodSucceeded {
 		out.Gone, out.Reason = true, podReason(p)

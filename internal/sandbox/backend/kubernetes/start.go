@@ -11,10 +11,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// waitRunning polls the pod until its container runs; a pod that failed,
+// waitRunning polls the pod until ready says so; a pod that failed,
 // or is still waiting when timeout passes, is an error with the reason the
 // kubelet gives and the pod's recent events.
-func (c *Cluster) waitRunning(ctx context.Context, ns, name string, timeout time.Duration) error {
+func (c *Cluster) waitRunning(ctx context.Context, ns, name string, timeout time.Duration, ready func(*corev1.Pod) bool) error {
 	cs, _, err := c.client()
 	if err != nil {
 		return err
@@ -30,11 +30,10 @@ func (c *Cluster) waitRunning(ctx context.Context, ns, name string, timeout time
 		if err != nil {
 			return fmt.Errorf("reading pod %s/%s: %w", ns, name, err)
 		}
+		if ready(pod) {
+			return nil
+		}
 		switch pod.Status.Phase {
-		case corev1.PodRunning:
-			if containerRunning(pod) {
-				return nil
-			}
 		case corev1.PodFailed, corev1.PodSucceeded:
 			return fmt.Errorf("pod %s/%s stopped before it was ready (%s): %s%s", ns, name, pod.Status.Phase, podReason(pod), c.events(ctx, ns, name))
 		}
@@ -56,14 +55,26 @@ func (c *Cluster) waitRunning(ctx context.Context, ns, name string, timeout time
 // creation fails at once instead of at the start timeout.
 var finalReasons = map[string]bool{"ErrImageNeverPull": true, "InvalidImageName": true, "CreateContainerConfigError": true}
 
-// waitingReason is the reason the workspace container waits, or "".
+// waitingReason is the final reason (finalReasons) the workspace container
+// or the helper init container waits for, or "".
 func waitingReason(p *corev1.Pod) string {
-	for _, st := range p.Status.ContainerStatuses {
-		if st.Name == containerName && st.State.Waiting != nil {
-			return st.State.Waiting.Reason
+	for _, st := range append(append([]corev1.ContainerStatus{}, p.Status.ContainerStatuses...), p.Status.InitContainerStatuses...) {
+		if w := st.State.Waiting; w != nil && finalReasons[w.Reason] {
+			return w.Reason
 		}
 	}
 	return ""
+}
+
+// helperRunning reports whether the pod's helper init container runs, so
+// that the helper can be installed through it.
+func helperRunning(p *corev1.Pod) bool {
+	for _, st := range p.Status.InitContainerStatuses {
+		if st.Name == helperContainerName {
+			return st.State.Running != nil
+		}
+	}
+	return false
 }
 
 func containerRunning(p *corev1.Pod) bool {
@@ -75,9 +86,17 @@ func containerRunning(p *corev1.Pod) bool {
 	return false
 }
 
-// podReason is the most specific reason the pod gives for not running.
+// podReason is the most specific reason the pod gives for not running:
+// the workspace container's, else the helper init container's (which
+// exits with 0 by design).
 func podReason(p *corev1.Pod) string {
-	for _, st := range p.Status.ContainerStatuses {
+	statuses := append([]corev1.ContainerStatus{}, p.Status.ContainerStatuses...)
+	for _, st := range p.Status.InitContainerStatuses {
+		if st.State.Terminated == nil || st.State.Terminated.ExitCode != 0 {
+			statuses = append(statuses, st)
+		}
+	}
+	for _, st := range statuses {
 		if w := st.State.Waiting; w != nil && w.Reason != "" {
 			return strings.TrimSpace(w.Reason + ": " + w.Message)
 		}
