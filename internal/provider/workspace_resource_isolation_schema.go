@@ -58,9 +58,8 @@ func isolationAttributes() map[string]schema.Attribute {
 			"no limit. " + liveDesc, Validators: []validator.Float64{float64validator.AtLeast(0.01)}},
 		"pids_limit": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(defaultPidsLimit),
 			MarkdownDescription: "Most processes (and threads) the container may run at once; a fork beyond it fails. " +
-				"At least `16`: each operation of the provider runs a program in the container with `docker exec`, which " +
-				"needs processes of its own. `-1`: no limit (as `docker run --pids-limit -1`). Default `1024`, so a fork " +
-				"loop in the sandbox cannot exhaust the host's processes. " + liveLimitDesc,
+				"Keep it at least `16`: the provider's own `docker exec` calls need processes. `-1`: no limit (as " +
+				"`docker run --pids-limit -1`). Default `1024`, so a fork loop cannot exhaust the host's processes. " + liveLimitDesc,
 			Validators: []validator.Int64{int64validator.Any(int64validator.OneOf(-1), int64validator.AtLeast(1))}},
 		"disk": size("Size limit of the workspace root, a tmpfs of this size: a write beyond it fails with ENOSPC. " +
 			"[Held in memory, and lost when the container stops](#limits-and-hardening). " + sizeDesc + " At least `1m`. Unset: no limit. " + replaceDesc),

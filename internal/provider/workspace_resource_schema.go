@@ -131,12 +131,10 @@ func (r *workspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 			"root": schema.StringAttribute{
 				Optional: true,
 				Computed: true,
-				MarkdownDescription: "Absolute workspace root. Local backend: the host directory, default `<local_base_dir>/<id>`; " +
-					"creating a workspace in an existing non-empty directory is refused, so nothing already there is lost, and so is a " +
-					"new root that is or lies below a symlink (`symlink_not_supported`; `local_base_dir` and its parents " +
-					"excepted): write the resolved path. " +
-					"Docker backend: the directory inside the container, default `" + workspace.DefaultDockerRoot + "` (the " +
-					"Python SDK's manifest root), created at start (`mkdir -p`, mode 0755). Changing it replaces the workspace.",
+				MarkdownDescription: "Absolute workspace root. Local: the host directory, default `<local_base_dir>/<id>`; a non-empty " +
+					"directory is refused, and so is a root at or below a symlink (`symlink_not_supported`: write the resolved path). " +
+					"Docker: the directory in the container, default `" + workspace.DefaultDockerRoot + "` (the " +
+					"Python SDK's manifest root), created at start with mode 0755. Changing it replaces the workspace.",
 				PlanModifiers: []planmodifier.String{kindRootDefault{}, stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace()},
 				Validators:    []validator.String{absolutePathValidator{}},
 			},
