@@ -59,6 +59,9 @@ resource "sandbox_local_dir" "skills" {
   workspace_id = sandbox_workspace.demo.id
   path         = "skills"
   source       = "sample"
+  # Files are written 0644, as the Python SDK writes them (so sample/count-lines.sh
+  # arrives without its executable bit); keep_source_permissions = true keeps
+  # the source's modes instead.
   # Record each file's SHA-256 in state (the "files" output below); without
   # it, plans list at most ten changed files in `changes`.
   record_files = true
