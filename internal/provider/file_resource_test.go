@@ -292,6 +292,7 @@ func TestAccFile_invalid(t *testing.T) {
 		"outside base":   {"a", fmt.Sprintf(`source = %q`, filepath.Join(outside, "x.txt")), `reason: outside_base_dir`},
 		"symlink leaf":   {"a", fmt.Sprintf(`source = %q`, filepath.Join(env.src, "link.txt")), `reason: symlink_not_supported`},
 		"missing source": {"a", fmt.Sprintf(`source = %q`, filepath.Join(env.src, "nope.txt")), `reason: path_not_found`},
+		"typo in source": {"a", fmt.Sprintf(`source = %q`, filepath.Join(env.src, "rael.txt")), "did_you_mean: " + filepath.Join(env.src, "real.txt")},
 		"bad base64":     {"a", `content_base64 = "%%%"`, `content_base64 must be standard base64`},
 		"workspace root": {".", `content = "x"`, `names the workspace root itself`},
 		"empty path":     {"", `content = "x"`, `names the workspace root itself`},

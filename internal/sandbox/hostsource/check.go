@@ -135,7 +135,7 @@ func (p Policy) inspect(abs, anchor string) (*hostTarget, error) {
 	t := &hostTarget{abs: abs, base: base, anchor: anchor}
 	ai, err := os.Stat(anchor)
 	if err != nil {
-		return nil, lstatFault(err, childName(base, anchor))
+		return nil, lstatFault(err, base, anchor)
 	}
 	if !ai.IsDir() {
 		return nil, fault(sandbox.ReasonPathNotFound, childName(base, anchor), fmt.Errorf("%s is not a directory", anchor))
@@ -153,7 +153,7 @@ func (p Policy) inspect(abs, anchor string) (*hostTarget, error) {
 		cur = filepath.Join(cur, name)
 		fi, err := os.Lstat(cur)
 		if err != nil {
-			return nil, lstatFault(err, childName(base, cur))
+			return nil, lstatFault(err, base, cur)
 		}
 		if fi.Mode()&fs.ModeSymlink != 0 {
 			return nil, fault(sandbox.ReasonSymlinkNotSupported, childName(base, cur), nil)
@@ -166,9 +166,16 @@ func (p Policy) inspect(abs, anchor string) (*hostTarget, error) {
 
 func isNotDir(err error) bool { return errors.Is(err, syscall.ENOTDIR) }
 
-func lstatFault(err error, child string) *sourceFault {
+// lstatFault reports a failed lstat of abs; a name that does not exist
+// carries the nearest existing sibling as "did_you_mean" when one is close.
+func lstatFault(err error, base, abs string) *sourceFault {
+	child := childName(base, abs)
 	if errors.Is(err, fs.ErrNotExist) || isNotDir(err) {
-		return fault(sandbox.ReasonPathNotFound, child, err)
+		f := fault(sandbox.ReasonPathNotFound, child, err)
+		if near := nearestSibling(abs); near != "" {
+			f.ctx["did_you_mean"] = childName(base, near)
+		}
+		return f
 	}
 	return fault("", child, err)
 }
