@@ -85,3 +85,31 @@ func TestWalkSkipsMountPoints(t *testing.T) {
 		t.Fatalf("walk listed %v, want only own.txt", files)
 	}
 }
+
+// TestRemovalOfSymlinkToMountedTree: an agent replaces a directory entry
+// with a symlink to a directory that holds mount points (/proc, /etc in a
+// container): RemoveAll removes the link itself, without looking at or
+// touching what it points to.
+func TestRemovalOfSymlinkToMountedTree(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "ws")
+	b := New(root)
+	if err := b.Create(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if points, err := mountPointsUnder("/proc"); err != nil || len(points) == 0 {
+		need.Unavailable(t, "mount-point tests", fmt.Sprintf("no mount point at or below /proc here (%v)", err))
+	}
+	link := filepath.Join(root, "skills")
+	if err := os.Symlink("/proc", link); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.RemoveAll(context.Background(), "skills"); err != nil {
+		t.Fatalf("RemoveAll of a symlink to a mounted tree: %v", err)
+	}
+	if _, err := os.Lstat(link); !os.IsNotExist(err) {
+		t.Fatalf("the link survived: %v", err)
+	}
+	if _, err := os.Stat("/proc/self"); err != nil {
+		t.Fatalf("the link's target was touched: %v", err)
+	}
+}

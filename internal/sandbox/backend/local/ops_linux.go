@@ -220,14 +220,12 @@ func (b *Backend) remove(ctx context.Context, op, rel string, all bool) error {
 	if err != nil {
 		return err
 	}
-	if all {
-		if err := checkNoMounts(filepath.Join(b.root, filepath.FromSlash(rel))); err != nil {
-			return err
-		}
-	}
 	if rel == "." {
 		if !all {
 			return fmt.Errorf("%s: refusing to remove the workspace root", op)
+		}
+		if err := checkNoMounts(b.root); err != nil {
+			return err
 		}
 		d, err := b.open(op, ".", unix.O_RDONLY|unix.O_DIRECTORY)
 		if err != nil {
@@ -244,6 +242,14 @@ func (b *Backend) remove(ctx context.Context, op, rel string, all bool) error {
 		return err
 	}
 	defer pfd.Close()
+	// Only a directory can hold mount points: a symlink (even one to a
+	// directory holding some, such as /etc) is removed as a link, so its
+	// target is neither looked at nor touched.
+	if st, err := pfd.statAt(base); all && err == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR {
+		if err := checkNoMounts(filepath.Join(b.root, filepath.FromSlash(rel))); err != nil {
+			return err
+		}
+	}
 	// A temporary left by a killed write of rel goes with it (it is never
 	// in use: only a write of rel creates it, and it holds it locked).
 	_ = sweepTemp(pfd, tempName(base))
