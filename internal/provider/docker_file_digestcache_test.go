@@ -101,9 +101,18 @@ resource "sandbox_file" "f" {
 			{Config: cfg, Check: resource.ComposeTestCheckFunc(put, env.hostPathOf("/workspace/notes/f.txt", &file),
 				env.hostPathOf(fshelper.DigestDir, &cache))},
 			settledPlan(cfg),
-			// A digest planted in the cache plans an update of the unchanged
-			// file: the plan took the digest by stat, without reading it.
+			// A digest planted in the cache (sealed with the provider's key
+			// by the planting) plans an update of the unchanged file: the plan took the
+			// digest by stat, without reading it.
 			editedPlan(cfg, "sandbox_file.f", func() { edits.PlantFileDigest(t, cache, file, strings.Repeat("0", 64)) }, put),
+			settledPlan(cfg),
+			// The container's root swaps the file and forges its cache
+			// entry (the new stat, the old digest) without the key: the
+			// plan still sees the swap.
+			editedPlan(cfg, "sandbox_file.f", func() {
+				edits.Rewrite(t, file, "AAAA")
+				edits.ForgeEntries(t, cache, file, sha("aaaa"))
+			}, put),
 			settledPlan(cfg),
 			edited(edits.Rewrite),
 			settledPlan(cfg),

@@ -61,6 +61,8 @@ type entry struct {
 	// the stat taken after its last change on a filesystem with
 	// fine-grained change times (see StoreWritten): not racy.
 	Written bool `json:"w,omitempty"`
+	// Seal is the entry's HMAC in a sealed cache (see SetKey).
+	Seal string `json:"m,omitempty"`
 }
 
 type file struct {
@@ -90,6 +92,7 @@ func Dir() string {
 type Set struct {
 	path string
 	now  func() time.Time
+	key  []byte // sealed under key when not nil
 
 	mu      sync.Mutex
 	old     map[string]entry
@@ -107,8 +110,15 @@ func Open(scope string) *Set {
 		return nil
 	}
 	sum := sha256.Sum256([]byte(scope))
-	s := &Set{path: filepath.Join(dir, hex.EncodeToString(sum[:16])+".json"), now: time.Now, seen: map[string]entry{}}
+	s := &Set{path: filepath.Join(dir, hex.EncodeToString(sum[:16])+".json"), now: time.Now, seen: map[string]entry{}, key: currentKey()}
 	s.old = load(s.path)
+	if s.key != nil {
+		for name, e := range s.old {
+			if !sealed(s.key, name, e) {
+				delete(s.old, name)
+			}
+		}
+	}
 	return s
 }
 
@@ -149,6 +159,14 @@ func (s *Set) Lookup(name string, st Stat) (string, bool) {
 	return e.Value, true
 }
 
+// sealed returns e with its seal when the set is sealed.
+func (s *Set) sealed(name string, e entry) entry {
+	if s.key != nil {
+		e.Seal = seal(s.key, name, e)
+	}
+	return e
+}
+
 func racy(e entry) bool {
 	limit := e.HashedAt - int64(Granularity)
 	return e.MtimeNs >= limit || e.CtimeNs >= limit
@@ -162,7 +180,7 @@ func (s *Set) Store(name string, st Stat, start int64, value string) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.seen[name] = entry{Stat: st, HashedAt: start, Value: value}
+	s.seen[name] = s.sealed(name, entry{Stat: st, HashedAt: start, Value: value})
 	s.changed = true
 }
 

@@ -11,7 +11,7 @@ func (s *Set) StoreWritten(name string, st Stat, value string) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.seen[name] = entry{Stat: st, HashedAt: s.now().UnixNano(), Value: value, Written: true}
+	s.seen[name] = s.sealed(name, entry{Stat: st, HashedAt: s.now().UnixNano(), Value: value, Written: true})
 	s.changed = true
 }
 

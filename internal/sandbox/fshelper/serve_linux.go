@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/local"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/digestcache"
@@ -38,6 +40,20 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	op, rel, arg := args[0], args[2], ""
 	if len(args) > 3 {
 		arg = args[3]
+	}
+	if Sealed(op, arg) {
+		// Undumpable first: no process of the same user may attach to
+		// this one or open its stdin once the key is on its way.
+		_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+		key, err := readSealLine(stdin)
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			return 2
+		}
+		if key == nil {
+			_ = os.Setenv(digestcache.Env, "off")
+		}
+		digestcache.SetKey(key)
 	}
 	switch op {
 	case OpPersist:

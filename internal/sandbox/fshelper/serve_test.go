@@ -15,10 +15,28 @@ import (
 	"testing"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/digestcache"
 )
 
 func call(t *testing.T, stdin []byte, args ...string) Response {
 	t.Helper()
+	return callSealed(t, nil, stdin, args...)
+}
+
+// callSealed runs one operation as the provider does: an operation that
+// uses the digest cache gets the seal line of key first (nil: no key).
+func callSealed(t *testing.T, key, stdin []byte, args ...string) Response {
+	t.Helper()
+	t.Setenv(digestcache.Env, os.Getenv(digestcache.Env)) // Main may turn the cache off
+	t.Cleanup(func() { digestcache.SetKey(nil) })
+	if arg := ""; len(args) > 0 {
+		if len(args) > 3 {
+			arg = args[3]
+		}
+		if Sealed(args[0], arg) {
+			stdin = append(SealLine(key), stdin...)
+		}
+	}
 	var out, errOut bytes.Buffer
 	if code := Main(args, bytes.NewReader(stdin), &out, &errOut); code != 0 {
 		t.Fatalf("%v: exit %d: %s", args, code, errOut.String())

@@ -113,7 +113,7 @@ func PlantFileDigest(t testing.TB, dir, path, digest string) {
 func plant(t testing.TB, dir, digest string, match func(name string, e map[string]any) bool) bool {
 	t.Helper()
 	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
-	planted := false
+	planted, sealed := false, false
 	for _, p := range files {
 		b, err := os.ReadFile(p) //nolint:gosec // a test fixture
 		if err != nil {
@@ -130,6 +130,9 @@ func plant(t testing.TB, dir, digest string, match func(name string, e map[strin
 		for name, v := range entries {
 			if e, ok := v.(map[string]any); ok && match(name, e) {
 				e["v"], hit = digest, true
+				if _, ok := e["m"]; ok {
+					sealed = true
+				}
 			}
 		}
 		if !hit {
@@ -142,6 +145,13 @@ func plant(t testing.TB, dir, digest string, match func(name string, e map[strin
 			t.Fatal(err)
 		}
 		planted = true
+	}
+	if sealed {
+		// A sealed cache (in a container) takes the planted digest only
+		// under the provider's key, as if the provider had stored it.
+		if err := digestcache.Reseal(dir, digestcache.HostKey()); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return planted
 }

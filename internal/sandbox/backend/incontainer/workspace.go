@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/digestcache"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/fshelper"
 )
 
@@ -73,6 +74,17 @@ func (w *Workspace) helperProc(p, op, rel, arg string, stdin io.Reader) Proc {
 	argv := []string{p, op, w.root, rel}
 	if arg != "" {
 		argv = append(argv, arg)
+	}
+	if fshelper.Sealed(op, arg) {
+		// The seal key of the container's digest cache opens the stdin
+		// (package fshelper); a fresh reader each time, so an operation
+		// without stdin of its own can still be tried twice.
+		line := bytes.NewReader(fshelper.SealLine(digestcache.HostKey()))
+		if stdin == nil {
+			stdin = line
+		} else {
+			stdin = io.MultiReader(line, stdin)
+		}
 	}
 	return Proc{Argv: argv, User: "0:0", Stdin: stdin, Complete: completeResponse, Limit: answerCap(op), Strict: true}
 }
