@@ -158,14 +158,14 @@ func (d *workspacesDataSource) kubernetesInput(ctx context.Context, m workspaces
 			"a kubernetes listing needs the namespace to list.")
 		return "", nil, false
 	}
-	labels := map[string]string{}
-	if !m.Labels.IsNull() {
-		resp.Diagnostics.Append(m.Labels.ElementsAs(ctx, &labels, false)...)
-	}
 	for _, v := range m.Labels.Elements() {
 		if v.IsUnknown() {
 			return "", nil, false
 		}
+	}
+	labels := map[string]string{}
+	if !m.Labels.IsNull() {
+		resp.Diagnostics.Append(m.Labels.ElementsAs(ctx, &labels, false)...)
 	}
 	return ns.ValueString(), labels, !resp.Diagnostics.HasError()
 }

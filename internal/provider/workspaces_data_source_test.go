@@ -337,5 +337,14 @@ data "sandbox_workspaces" "x" {
 	} {
 		steps = append(steps, resource.TestStep{Config: cfg(c.body), PlanOnly: true, ExpectError: regexp.MustCompile(c.want)})
 	}
+	// A label value known only at apply is checked then, not refused now.
+	steps = append(steps, resource.TestStep{PlanOnly: true, ExpectNonEmptyPlan: true, Config: cfg(`kubernetes {
+  namespace = "ci"
+}
+labels = { run = terraform_data.run.output }`) + `
+resource "terraform_data" "run" {
+  input = "r1"
+}
+`})
 	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: protoV6Factories, TerraformVersionChecks: requireTF111, Steps: steps})
 }
