@@ -255,6 +255,7 @@ func (p *sandboxProvider) DataSources(_ context.Context) []func() datasource.Dat
 	return []func() datasource.DataSource{
 		NewExecDataSource,
 		NewWorkspaceDataSource,
+		NewWorkspacesDataSource,
 		NewManifestDataSource,
 		NewFileDataSource,
 	}
