@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -97,19 +98,65 @@ func (w *Workspace) Export(ctx context.Context, req ExportRequest) (ExportResult
 	return res, err
 }
 
-// exportTree lists the regular files of w matching globs.
+// exportTree lists the regular files of w matching globs. Only the
+// directories the globs can reach are walked (and hashed): what an agent
+// leaves beside them costs nothing. A root that is missing, a symlink or
+// not a directory holds nothing to export, as a full walk would find.
 func (w *Workspace) exportTree(ctx context.Context, globs []string) ([]backend.TreeFile, error) {
-	tree, err := w.Backend.WalkFiles(ctx, ".")
-	if err != nil {
-		return nil, err
-	}
 	var out []backend.TreeFile
-	for _, f := range tree {
-		if f.SHA256 != "" && matchAny(globs, f.Rel) { // not a symlink, and asked for
-			out = append(out, f)
+	for _, dir := range walkRoots(globs) {
+		if dir != "." {
+			info, err := w.Backend.Stat(ctx, dir)
+			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, backend.ErrEscapesRoot) || (err == nil && !info.IsDir) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+		tree, err := w.Backend.WalkFiles(ctx, dir)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range tree {
+			f.Rel = path.Join(dir, f.Rel)
+			if f.SHA256 != "" && matchAny(globs, f.Rel) { // not a symlink, and asked for
+				out = append(out, f)
+			}
 		}
 	}
+	slices.SortFunc(out, func(a, b backend.TreeFile) int { return strings.Compare(a.Rel, b.Rel) })
 	return out, nil
+}
+
+// walkRoots returns the directories to walk for globs: each glob's
+// segments before its first wildcard and before its last segment, with
+// no directory listed below another one already listed.
+func walkRoots(globs []string) []string {
+	var roots []string
+	for _, g := range globs {
+		segs := strings.Split(path.Clean(g), "/")
+		n := 0
+		for n < len(segs)-1 && !strings.ContainsAny(segs[n], "*?[\\") {
+			n++
+		}
+		roots = append(roots, path.Join(append([]string{"."}, segs[:n]...)...))
+	}
+	slices.Sort(roots)
+	var out []string
+	for _, r := range roots {
+		covered := false
+		for _, o := range out {
+			if o == "." || r == o || strings.HasPrefix(r, o+"/") {
+				covered = true
+				break
+			}
+		}
+		if !covered {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // ExportState reports which exported files are still at the destination

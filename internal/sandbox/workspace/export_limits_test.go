@@ -7,8 +7,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -238,5 +240,56 @@ func TestExportGivesUpOnAHelperThatNeverAnswers(t *testing.T) {
 	}
 	if left := dirEntries(t, dest); len(left) != 0 {
 		t.Fatalf("destination holds %v", left)
+	}
+}
+
+// walkRecorder records the directories a workspace is asked to walk.
+type walkRecorder struct {
+	backend.Backend
+	walked *[]string
+}
+
+func (b walkRecorder) ExportArchive(ctx context.Context, files []string, w io.Writer) error {
+	return b.Backend.(backend.ExportArchiver).ExportArchive(ctx, files, w)
+}
+
+func (b walkRecorder) WalkFiles(ctx context.Context, rel string) ([]backend.TreeFile, error) {
+	*b.walked = append(*b.walked, rel)
+	return b.Backend.WalkFiles(ctx, rel)
+}
+
+// An export walks only the directories its globs can reach: a huge tree
+// the agent leaves beside them is never listed nor hashed, and a glob root
+// that is missing, a file or a symlink (out of the workspace) holds nothing.
+func TestExportWalksOnlyWhatItsGlobsReach(t *testing.T) {
+	w, dest := exportFixture(t, map[string]string{
+		"out/a.txt": "a", "out/deep/b.log": "b", "logs/x/run.log": "r", "junk/big.bin": "j", "top.txt": "t",
+		"afile": "f",
+	})
+	if err := os.Symlink("/etc", filepath.Join(w.Root, "etc")); err != nil {
+		t.Fatal(err)
+	}
+	var walked []string
+	w.Backend = walkRecorder{Backend: w.Backend, walked: &walked}
+	res, err := w.Export(context.Background(), ExportRequest{Destination: dest, Paths: []string{
+		"out/**", "out/deep/*.log", "logs/*/run.log", "top.txt", "missing/**", "afile/*", "etc/**",
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := slices.Sorted(maps.Keys(res.Files))
+	if want := []string{"logs/x/run.log", "out/a.txt", "out/deep/b.log", "top.txt"}; !slices.Equal(got, want) {
+		t.Fatalf("exported %v, want %v", got, want)
+	}
+	if want := []string{"."}; !slices.Equal(walked, want) {
+		// top.txt, a glob of one segment, reaches the root: one walk.
+		t.Fatalf("walked %v, want %v", walked, want)
+	}
+	walked = walked[:0]
+	if _, err := w.Export(context.Background(), ExportRequest{Destination: t.TempDir(), Paths: []string{"out/**", "logs/**"}}); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"logs", "out"}; !slices.Equal(walked, want) {
+		t.Fatalf("walked %v, want %v: junk/ must not be walked", walked, want)
 	}
 }
