@@ -141,40 +141,7 @@ func runSeedVectorFile(t *testing.T, path string) {
 		var isUnsupported bool
 		var why string
 		ok := t.Run(v.Area+"/"+v.Case, func(t *testing.T) {
-			var expected any
-			if err := json.Unmarshal(v.Expected, &expected); err != nil {
-				t.Fatalf("bad expected value: %v", err)
-			}
-			h := vectorHandlers[v.Area]
-			if ch := caseHandlers[v.Area]; ch != nil {
-				caseName := v.Case
-				h = func(in json.RawMessage, exp any) (any, error) { return ch(caseName, in, exp) }
-			}
-			if h == nil {
-				isUnsupported, why = true, fmt.Sprintf("area %q has no handler", v.Area)
-				t.Skip(why)
-			}
-			got, err := h(v.Input, expected)
-			var u *unsupportedError
-			if errors.As(err, &u) {
-				isUnsupported, why = true, u.reason
-				t.Skip(why)
-			}
-			if p, ok := got.(partialResult); ok && err == nil {
-				got, expected = p.project(t, expected)
-				err = p.Err
-			}
-			if ej, ok := got.(exactJSON); ok && err == nil {
-				want, werr := canonicalExpected(v.Expected)
-				if werr != nil {
-					t.Fatalf("bad expected value: %v", werr)
-				}
-				if string(ej) != string(want) {
-					t.Fatalf("JSON mismatch (byte for byte, key order included)\n got: %s\nwant: %s", ej, want)
-				}
-				return
-			}
-			compareVectorResult(t, expected, got, err)
+			runVector(t, v, func(reason string) { isUnsupported, why = true, reason })
 		})
 		switch {
 		case isUnsupported:
@@ -193,6 +160,47 @@ func runSeedVectorFile(t *testing.T, path string) {
 	if failed > 0 {
 		t.Errorf("%d seed vectors failed", failed)
 	}
+}
+
+// runVector runs one vector as a subtest body: it fails t on a mismatch;
+// for an unsupported vector it calls unsupportedBy with the reason and
+// skips t.
+func runVector(t *testing.T, v seedVector, unsupportedBy func(reason string)) {
+	var expected any
+	if err := json.Unmarshal(v.Expected, &expected); err != nil {
+		t.Fatalf("bad expected value: %v", err)
+	}
+	h := vectorHandlers[v.Area]
+	if ch := caseHandlers[v.Area]; ch != nil {
+		caseName := v.Case
+		h = func(in json.RawMessage, exp any) (any, error) { return ch(caseName, in, exp) }
+	}
+	if h == nil {
+		why := fmt.Sprintf("area %q has no handler", v.Area)
+		unsupportedBy(why)
+		t.Skip(why)
+	}
+	got, err := h(v.Input, expected)
+	var u *unsupportedError
+	if errors.As(err, &u) {
+		unsupportedBy(u.reason)
+		t.Skip(u.reason)
+	}
+	if p, ok := got.(partialResult); ok && err == nil {
+		got, expected = p.project(t, expected)
+		err = p.Err
+	}
+	if ej, ok := got.(exactJSON); ok && err == nil {
+		want, werr := canonicalExpected(v.Expected)
+		if werr != nil {
+			t.Fatalf("bad expected value: %v", werr)
+		}
+		if string(ej) != string(want) {
+			t.Fatalf("JSON mismatch (byte for byte, key order included)\n got: %s\nwant: %s", ej, want)
+		}
+		return
+	}
+	compareVectorResult(t, expected, got, err)
 }
 
 // compareVectorResult compares an engine result with a vector's expected
