@@ -71,6 +71,12 @@ func TestHandlerInputShapes(t *testing.T) {
 				["sh", "-lc", "for i in 1 2 3; do timeout 10s mount -v -t nfs -o vers=4.1,tcp,port=12049,soft,timeo=50,retrans=1 127.0.0.1:/ /workspace/mnt && exit 0; sleep 1; done; exit 1"]],
 				"write_calls": [[".sandbox-rclone-config/12345678123456781234567812345678/remote.conf", "[remote]\n"]],
 				"persist_skip_paths": [".sandbox-rclone-config/12345678123456781234567812345678"]}`)},
+		{Area: "snapshot", Case: "local snapshot under another base path",
+			Input:    json.RawMessage(`{"fn": "LocalSnapshot(id, base_path='/var/snaps')._path()", "id": "s1"}`),
+			Expected: json.RawMessage(`"/var/snaps/s1.tar"`)},
+		{Area: "snapshot", Case: "local snapshot with the base path in the input",
+			Input:    json.RawMessage(`{"fn": "LocalSnapshot(id, base_path)._path()", "base_path": "/data/s", "id": "a/b"}`),
+			Expected: json.RawMessage(`{"error": "ValueError", "message": "LocalSnapshot id must be a single path segment"}`)},
 	}
 	for _, v := range vectors {
 		t.Run(v.Area+"/"+v.Case, func(t *testing.T) {
