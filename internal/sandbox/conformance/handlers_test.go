@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -266,46 +265,6 @@ func scopeVector(cwd, method, path string) (any, error) {
 		return scope.ModelPath(path)
 	}
 	return nil, unsupported("scope method %q", method)
-}
-
-func handleManifestPathsVector(raw json.RawMessage, expected any) (any, error) {
-	var in struct {
-		Fn       string          `json:"fn"`
-		Manifest json.RawMessage `json:"manifest"`
-	}
-	if err := json.Unmarshal(raw, &in); err != nil {
-		return nil, err
-	}
-	entries, err := manifest.DecodeEntries(in.Manifest)
-	if err != nil {
-		return nil, err
-	}
-	switch in.Fn {
-	case "validated_entries", "iter_entries paths":
-		list, err := entries.ValidatedEntries()
-		if err != nil {
-			return nil, err
-		}
-		paths := make([]string, 0, len(list))
-		for _, ep := range list {
-			paths = append(paths, ep.Path)
-		}
-		return paths, nil
-	case "ephemeral_entry_paths":
-		// The Python SDK returns a set; compare as sorted lists.
-		if exp, ok := expected.([]any); ok {
-			sort.Slice(exp, func(i, j int) bool { return fmt.Sprint(exp[i]) < fmt.Sprint(exp[j]) })
-		}
-		paths, err := entries.EphemeralEntryPaths()
-		if err != nil {
-			return nil, err
-		}
-		if paths == nil {
-			paths = []string{}
-		}
-		return paths, nil
-	}
-	return nil, unsupported("fn %q", in.Fn)
 }
 
 func handleErrorsVector(raw json.RawMessage, expected any) (any, error) {

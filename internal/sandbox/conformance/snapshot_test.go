@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"encoding/json"
+	"regexp"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/manifest"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/snapshot"
@@ -11,6 +12,10 @@ import (
 // skipping, local snapshot paths and the manifest digest of the workspace
 // fingerprint.
 
+// reLocalSnapshotPath matches LocalSnapshot(id, base_path='<base>')._path()
+// and LocalSnapshot(id, base_path)._path() (base_path then in the input).
+var reLocalSnapshotPath = regexp.MustCompile(`^LocalSnapshot\(id, base_path(?:='([^']*)')?\)\._path\(\)$`)
+
 func handleSnapshotVector(raw json.RawMessage, _ any) (any, error) {
 	var in struct {
 		Fn           string   `json:"fn"`
@@ -18,20 +23,27 @@ func handleSnapshotVector(raw json.RawMessage, _ any) (any, error) {
 		SkipRelPaths []string `json:"skip_rel_paths"`
 		RootName     *string  `json:"root_name"`
 		ID           string   `json:"id"`
+		BasePath     *string  `json:"base_path"`
 	}
 	if err := json.Unmarshal(raw, &in); err != nil {
 		return nil, err
 	}
-	switch in.Fn {
-	case "should_skip_tar_member":
+	const digestFn = "sha256(json.dumps(Manifest().model_dump(mode='json'), sort_keys=True, separators=(',',':')))"
+	if in.Fn == "should_skip_tar_member" {
 		root := ""
 		if in.RootName != nil {
 			root = *in.RootName
 		}
 		return snapshot.ShouldSkipTarMember(in.Member, in.SkipRelPaths, root), nil
-	case "LocalSnapshot(id, base_path='/snaps')._path()":
-		return snapshot.LocalPath("/snaps", in.ID)
-	case "sha256(json.dumps(Manifest().model_dump(mode='json'), sort_keys=True, separators=(',',':')))":
+	}
+	if m := reLocalSnapshotPath.FindStringSubmatch(in.Fn); m != nil {
+		base := m[1]
+		if in.BasePath != nil {
+			base = *in.BasePath
+		}
+		return snapshot.LocalPath(base, in.ID)
+	}
+	if in.Fn == digestFn {
 		j, err := manifest.New().JSON()
 		if err != nil {
 			return nil, err

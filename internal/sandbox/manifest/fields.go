@@ -1,8 +1,6 @@
 package manifest
 
 import (
-	"encoding/json"
-	"strconv"
 	"strings"
 )
 
@@ -126,15 +124,15 @@ func parseField(s fieldSpec, raw any, present bool, loc []string, ctx *fieldCtx)
 		}
 		return str, nil
 	case fBool:
-		b, ok := pydanticBool(raw)
-		if !ok {
-			return nil, fieldError(loc, s.name, "Input should be a valid boolean")
+		b, msg := laxBool(raw)
+		if msg != "" {
+			return nil, fieldError(loc, s.name, msg)
 		}
 		return b, nil
 	case fInt:
-		n, ok := pydanticInt(raw)
-		if !ok {
-			return nil, fieldError(loc, s.name, "Input should be a valid integer")
+		n, msg := laxInt(raw)
+		if msg != "" {
+			return nil, fieldError(loc, s.name, msg)
 		}
 		return n, nil
 	case fStrList:
@@ -175,25 +173,6 @@ func parseField(s fieldSpec, raw any, present bool, loc []string, ctx *fieldCtx)
 		return parseStrategy(raw, append(loc, s.name), ctx)
 	}
 	return nil, fieldError(loc, s.name, "unsupported field kind")
-}
-
-// pydanticInt is pydantic's lax int validation of a JSON value: integers,
-// floats without a fractional part and strings holding an integer.
-func pydanticInt(v any) (int64, bool) {
-	switch x := v.(type) {
-	case json.Number:
-		if n, err := strconv.ParseInt(x.String(), 10, 64); err == nil {
-			return n, true
-		}
-		if f, err := strconv.ParseFloat(x.String(), 64); err == nil && f == float64(int64(f)) {
-			return int64(f), true
-		}
-	case string:
-		if n, err := strconv.ParseInt(strings.TrimSpace(x), 10, 64); err == nil {
-			return n, true
-		}
-	}
-	return 0, false
 }
 
 // literalList renders pydantic's literal_error list: 'a' or 'b'; 'a', 'b'

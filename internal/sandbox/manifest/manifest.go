@@ -102,7 +102,8 @@ func Parse(data []byte) (*Manifest, error) {
 	}
 	m := New()
 	if raw, present := obj.vals["version"]; present {
-		if n, ok := pydanticInt(raw); !ok || n != 1 {
+		_, isBool := raw.(bool)
+		if n, msg := laxInt(raw); isBool || msg != "" || n != 1 {
 			return nil, &Error{Loc: []string{"version"}, Msg: "Input should be 1"}
 		}
 	}

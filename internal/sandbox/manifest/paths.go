@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
@@ -116,30 +115,6 @@ func DecodeEntries(data []byte) (Entries, error) {
 // seedError returns a plain error carrying a Python SDK message verbatim (some
 // begin with a capital letter, as the Python SDK writes them).
 func seedError(msg string) error { return errors.New(msg) }
-
-// pydanticBool is pydantic's lax bool validation of a JSON value.
-func pydanticBool(v any) (bool, bool) {
-	switch x := v.(type) {
-	case bool:
-		return x, true
-	case json.Number:
-		switch f, err := strconv.ParseFloat(x.String(), 64); {
-		case err != nil:
-		case f == 0:
-			return false, true
-		case f == 1:
-			return true, true
-		}
-	case string:
-		switch strings.ToLower(x) {
-		case "0", "off", "f", "false", "n", "no":
-			return false, true
-		case "1", "on", "t", "true", "y", "yes":
-			return true, true
-		}
-	}
-	return false, false
-}
 
 // IterEntries walks the tree as the Python SDK's Manifest.iter_entries does
 // (design/sdk-model.md §3.2): depth-first in insertion order, a child's path being its

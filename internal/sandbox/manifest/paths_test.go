@@ -65,7 +65,8 @@ func TestDecodeEntriesErrors(t *testing.T) {
 		{`{"entries": {"x": {"type": 1}}}`, "entries: Value error, Artifact entry mapping must include a string `type` field"},
 		{`{"entries": {"x": {"type": "symlink"}}}`, "entries: Value error, Unknown artifact type `symlink`. Registered types: azure_blob_mount, box_mount, dir, file, gcs_mount, git_repo, local_dir, local_file, r2_mount, s3_files_mount, s3_mount"},
 		{`{"entries": {"d": {"type": "dir", "children": 1.5}}}`, "Artifact mapping must be a mapping, got float"},
-		{`{"entries": {"f": {"type": "file", "ephemeral": "maybe"}}}`, "entries.ephemeral: Input should be a valid boolean"},
+		{`{"entries": {"f": {"type": "file", "ephemeral": "maybe"}}}`, "entries.ephemeral: Input should be a valid boolean, unable to interpret input"},
+		{`{"entries": {"f": {"type": "file", "ephemeral": []}}}`, "entries.ephemeral: Input should be a valid boolean"},
 	}
 	for _, tt := range tests {
 		_, err := DecodeEntries([]byte(tt.in))

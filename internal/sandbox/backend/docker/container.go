@@ -226,6 +226,10 @@ func (d *Daemon) Create(ctx context.Context, s Spec) (*Backend, error) {
 	return b, nil
 }
 
+// ContainerConfig returns the container and host configuration a
+// workspace of s is created with (before the file helper's volume).
+func ContainerConfig(s Spec) (*container.Config, *container.HostConfig) { return containerConfig(s) }
+
 func containerConfig(s Spec) (*container.Config, *container.HostConfig) {
 	labels := map[string]string{}
 	for k, v := range s.Labels {

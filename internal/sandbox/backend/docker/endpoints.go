@@ -22,12 +22,19 @@ func (b *Backend) Endpoints(ctx context.Context, ports []int) ([]sandbox.Exposed
 	if !ok {
 		return nil, fmt.Errorf("container %s no longer exists", short(b.id))
 	}
+	var published network.PortMap
+	if c.NetworkSettings != nil {
+		published = c.NetworkSettings.Ports
+	}
+	return PublishedEndpoints(published, ports)
+}
+
+// PublishedEndpoints reads the endpoint of each port from the port map of
+// `docker inspect` (NetworkSettings.Ports), as Endpoints does.
+func PublishedEndpoints(published network.PortMap, ports []int) ([]sandbox.ExposedPortEndpoint, error) {
 	var out []sandbox.ExposedPortEndpoint
 	for _, p := range ports {
-		var binds []network.PortBinding
-		if c.NetworkSettings != nil {
-			binds = c.NetworkSettings.Ports[tcpPort(p)]
-		}
+		binds := published[tcpPort(p)]
 		if len(binds) == 0 {
 			return nil, sandbox.NewExposedPortNotConfiguredError(p, ports)
 		}
