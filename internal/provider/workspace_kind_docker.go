@@ -71,6 +71,7 @@ func (dockerKind) update(ctx context.Context, eng *workspace.Engine, req resourc
 func (dockerKind) create(ctx context.Context, eng *workspace.Engine, m workspaceModel, cfg tfsdk.Config, private privateSetter, diags *diag.Diagnostics) *workspace.Workspace {
 	spec := dockerSpec(ctx, m, diags)
 	spec.SecretEnvironment = configEnvWO(ctx, cfg, diags)
+	spec.Expiry = newExpiry(m, diags)
 	if diags.HasError() {
 		return nil
 	}

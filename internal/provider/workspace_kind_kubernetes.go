@@ -214,6 +214,7 @@ func (kubernetesKind) create(ctx context.Context, eng *workspace.Engine, m works
 	spec := kubeSpec(ctx, m, kubeBlock(ctx, m.Kubernetes, diags), diags)
 	mf := manifestSpec(ctx, m, diags)
 	spec.Environment, spec.ExposedPorts, spec.Users, spec.Groups = mf.Environment, mf.ExposedPorts, mf.Users, mf.Groups
+	spec.Expiry = newExpiry(m, diags)
 	if diags.HasError() {
 		return nil
 	}

@@ -88,7 +88,11 @@ func (localKind) modifyPlan(_ context.Context, eng *workspace.Engine, req resour
 func (localKind) create(ctx context.Context, eng *workspace.Engine, m workspaceModel, _ tfsdk.Config, _ privateSetter, diags *diag.Diagnostics) *workspace.Workspace {
 	env := map[string]string{}
 	diags.Append(m.Environment.ElementsAs(ctx, &env, false)...)
-	w, err := eng.CreateLocal(ctx, workspace.LocalSpec{Root: m.Root.ValueString(), Environment: env})
+	x := newExpiry(m, diags)
+	if diags.HasError() {
+		return nil
+	}
+	w, err := eng.CreateLocal(ctx, workspace.LocalSpec{Root: m.Root.ValueString(), Environment: env, Expiry: x})
 	if err != nil {
 		addEngineAttributeError(diags, path.Root("root"), "Creating the workspace failed", err)
 		return nil

@@ -51,6 +51,10 @@ type workspaceModel struct {
 	RootOwner     types.String `tfsdk:"root_owner"`
 	// ExtraPathGrants is in workspace_resource_grants.go.
 	ExtraPathGrants types.List `tfsdk:"extra_path_grants"`
+	// Lifetime, OnExpiry and ExpiresAt are in workspace_resource_expiry.go.
+	Lifetime  types.String `tfsdk:"lifetime"`
+	OnExpiry  types.String `tfsdk:"on_expiry"`
+	ExpiresAt types.String `tfsdk:"expires_at"`
 }
 
 var endpointAttrTypes = map[string]attr.Type{
@@ -86,6 +90,7 @@ func (r *workspaceResource) ValidateConfig(ctx context.Context, req resource.Val
 			"a workspace has exactly one backend: write one of "+kindBlockNames()+", not several.")
 	}
 	checkGroupsNotUsers(m, &resp.Diagnostics)
+	validateExpiry(ctx, m, req.Config, &resp.Diagnostics)
 }
 
 // ModifyPlan plans the start of a stopped container and lets the kind
@@ -99,7 +104,8 @@ func (r *workspaceResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if !req.State.Raw.IsNull() && !plan.ID.IsUnknown() {
+	expired := !req.State.Raw.IsNull() && planExpired(ctx, req, resp)
+	if !expired && !req.State.Raw.IsNull() && !plan.ID.IsUnknown() {
 		paused, _ := req.Private.GetKey(ctx, privatePausedKey)
 		planRestart(ctx, req, resp, string(paused) == "true")
 	}
@@ -202,6 +208,7 @@ func (r *workspaceResource) Create(ctx context.Context, req resource.CreateReque
 	m.Root = types.StringValue(w.Root)
 	m.ContainerID = containerID(w)
 	setRunState(w, &m)
+	setExpiry(w, &m)
 	if c, ok := k.(kindWithCreated); ok {
 		c.created(ctx, r.eng, w, &m, &resp.Diagnostics)
 	}
@@ -235,6 +242,7 @@ func (r *workspaceResource) Read(ctx context.Context, req resource.ReadRequest, 
 		if k := kindOf(&m); k != nil && k.missing(ctx, r.eng, req.Private, m.ID.ValueString(), &resp.Diagnostics) {
 			return
 		}
+		warnExpiredGone(m, &resp.Diagnostics)
 		resp.State.RemoveResource(ctx)
 		return
 	}
@@ -246,6 +254,7 @@ func (r *workspaceResource) Read(ctx context.Context, req resource.ReadRequest, 
 	m.Root = types.StringValue(w.Root)
 	m.ContainerID = containerID(w)
 	setRunState(w, &m)
+	setExpiry(w, &m)
 	if k := kindNamed(w.Kind); k != nil {
 		if k.observe(ctx, r.eng, w, &m, &resp.Diagnostics); resp.Diagnostics.HasError() {
 			return

@@ -216,6 +216,7 @@ func (r *workspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 		},
 		Blocks: kindBlocks(),
 	}
+	maps.Copy(resp.Schema.Attributes, expiryAttributes())
 }
 
 func dockerBlockSchema() schema.SingleNestedBlock {

@@ -56,6 +56,9 @@ type DockerSpec struct {
 	// bind-mounted (see docker.Spec.Grants). A missing host path fails the
 	// creation with a *MissingHostPathError.
 	Grants []sandbox.PathGrant
+	// Expiry stops (or removes) the container at its deadline (see
+	// docker.Spec.Expiry).
+	Expiry sandbox.Expiry
 }
 
 // CreateDocker creates a container workspace with a new id: the image is
@@ -76,13 +79,13 @@ func (e *Engine) CreateDocker(ctx context.Context, spec DockerSpec) (*Workspace,
 		Labels: spec.Labels, FUSE: spec.FUSE, RestartPolicy: spec.RestartPolicy, Root: root, Environment: spec.Environment,
 		SecretEnvironment: spec.SecretEnvironment,
 		ExposedPorts:      spec.ExposedPorts, Users: spec.Users, Groups: spec.Groups, Volumes: spec.Volumes,
-		Isolation: spec.Isolation, Networking: spec.Networking, Grants: spec.Grants,
+		Isolation: spec.Isolation, Networking: spec.Networking, Grants: spec.Grants, Expiry: spec.Expiry,
 	})
 	if err != nil {
 		return nil, envSecrets(spec.SecretEnvironment).Error(err)
 	}
 	return &Workspace{ID: DockerID(id), UUID: id, Kind: docker.Kind, Root: root, ContainerID: b.ContainerID(), Running: true,
-		StartedAt: b.StartedAt(ctx), Backend: b, drv: e.drivers[docker.Kind], eng: e}, nil
+		StartedAt: b.StartedAt(ctx), Expiry: spec.Expiry, Backend: b, drv: e.drivers[docker.Kind], eng: e}, nil
 }
 
 // AdoptDocker finds the docker workspace whose container is labelled with
@@ -159,7 +162,7 @@ func (d dockerDriver) open(ctx context.Context, ref Ref) (*Workspace, error) {
 		root = DefaultDockerRoot
 	}
 	return &Workspace{ID: DockerID(ref.UUID), UUID: ref.UUID, Kind: docker.Kind, Root: root, ContainerID: c.ID,
-		Running: c.Running, Paused: c.Paused, StartedAt: c.StartedAt, Backend: d.e.docker.OpenFound(c), drv: d, eng: d.e}, nil
+		Running: c.Running, Paused: c.Paused, StartedAt: c.StartedAt, Expiry: c.Expiry, Backend: d.e.docker.OpenFound(c), drv: d, eng: d.e}, nil
 }
 
 func (d dockerDriver) destroy(ctx context.Context, w *Workspace) error {

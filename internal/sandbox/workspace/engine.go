@@ -103,6 +103,8 @@ type LocalSpec struct {
 	Root string
 	// Environment is added to every command run in the workspace.
 	Environment map[string]string
+	// Expiry is recorded in the marker; nothing enforces it on the host.
+	Expiry sandbox.Expiry
 }
 
 // Workspace is a created or found workspace.
@@ -126,6 +128,9 @@ type Workspace struct {
 	StartedAt string
 	// Environment is a local workspace's environment (from its marker).
 	Environment map[string]string
+	// Expiry is what the workspace records of its lifetime (labels,
+	// annotations, marker); zero when it has none.
+	Expiry sandbox.Expiry
 	// Backend performs the workspace's operations.
 	Backend backend.Backend
 	// drv is the workspace's kind.

@@ -41,6 +41,8 @@ type KubernetesSpec struct {
 	Groups       []sandbox.Group
 	// StartTimeout bounds the wait for the pod to run (0: the default).
 	StartTimeout time.Duration
+	// Expiry ends the pod at its deadline (see kubernetes.Spec.Expiry).
+	Expiry sandbox.Expiry
 }
 
 // CreateKubernetes creates a pod workspace with a new id: the pod (and the
@@ -61,13 +63,13 @@ func (e *Engine) CreateKubernetes(ctx context.Context, spec KubernetesSpec) (*Wo
 		Labels: spec.Labels, ServiceAccount: spec.ServiceAccount, NodeSelector: spec.NodeSelector,
 		RuntimeClassName: spec.RuntimeClassName, Requests: spec.Requests, Limits: spec.Limits, Privileged: spec.Privileged,
 		Root: root, Environment: spec.Environment, ExposedPorts: spec.ExposedPorts, Users: spec.Users, Groups: spec.Groups,
-		StartTimeout: spec.StartTimeout,
+		StartTimeout: spec.StartTimeout, Expiry: spec.Expiry,
 	})
 	if err != nil {
 		return nil, err
 	}
 	return &Workspace{ID: KubernetesID(id, spec.Namespace), UUID: id, Kind: kubernetes.Kind, Root: root, Running: true,
-		Backend: b, drv: e.drivers[kubernetes.Kind], eng: e}, nil
+		Expiry: spec.Expiry, Backend: b, drv: e.drivers[kubernetes.Kind], eng: e}, nil
 }
 
 // KubernetesID returns the id of a pod workspace.
@@ -120,7 +122,7 @@ func (d kubernetesDriver) open(ctx context.Context, ref Ref) (*Workspace, error)
 	if root == "" {
 		root = DefaultDockerRoot
 	}
-	return &Workspace{ID: id, UUID: ref.UUID, Kind: kubernetes.Kind, Root: root, Running: p.Running,
+	return &Workspace{ID: id, UUID: ref.UUID, Kind: kubernetes.Kind, Root: root, Running: p.Running, Expiry: p.Expiry,
 		Backend: d.e.kube.Open(ref.Namespace, name, root), drv: d, eng: d.e}, nil
 }
 

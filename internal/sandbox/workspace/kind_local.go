@@ -36,10 +36,15 @@ func (e *Engine) CreateLocal(ctx context.Context, spec LocalSpec) (*Workspace, e
 	if err := b.Create(ctx); err != nil {
 		return nil, err
 	}
-	if err := local.ClaimMarker(root, local.Marker{ID: id, Environment: spec.Environment}); err != nil {
+	mk := local.Marker{ID: id, Environment: spec.Environment}
+	if x := spec.Expiry; !x.IsZero() {
+		mk.Lifetime, mk.OnExpiry, mk.ExpiresAt = x.Lifetime, x.OnExpiry, x.String()
+	}
+	if err := local.ClaimMarker(root, mk); err != nil {
 		return nil, err
 	}
-	return &Workspace{ID: LocalID(id, root), UUID: id, Kind: local.Kind, Root: root, Running: true, Environment: spec.Environment, Backend: b, drv: e.drivers[local.Kind], eng: e}, nil
+	return &Workspace{ID: LocalID(id, root), UUID: id, Kind: local.Kind, Root: root, Running: true, Environment: spec.Environment,
+		Expiry: spec.Expiry, Backend: b, drv: e.drivers[local.Kind], eng: e}, nil
 }
 
 // AdoptLocal finds the local workspace whose root is root (import). Only a
@@ -91,7 +96,7 @@ func (d localDriver) open(ctx context.Context, ref Ref) (*Workspace, error) {
 			ErrNotWorkspace, ref.Root, m.ID, ref.UUID)
 	}
 	return &Workspace{ID: LocalID(ref.UUID, ref.Root), UUID: ref.UUID, Kind: local.Kind, Root: ref.Root, Running: true,
-		Environment: m.Environment, Backend: b, drv: d, eng: d.e}, nil
+		Environment: m.Environment, Expiry: markerExpiry(m), Backend: b, drv: d, eng: d.e}, nil
 }
 
 // destroy removes the root and everything below it (never the mounted
@@ -118,6 +123,9 @@ func (localDriver) endpoints(_ context.Context, _ *Workspace, ports []int) ([]sa
 // setEnvironment rewrites the marker, which holds the environment.
 func (d localDriver) setEnvironment(_ context.Context, w *Workspace, env map[string]string) error {
 	m := local.Marker{ID: w.UUID, Environment: env}
+	if x := w.Expiry; !x.IsZero() { // the expiry stays as created
+		m.Lifetime, m.OnExpiry, m.ExpiresAt = x.Lifetime, x.OnExpiry, x.String()
+	}
 	err := local.UpdateMarker(w.Root, m)
 	if errors.Is(err, local.ErrNoMarker) && d.e.legacyRoot(Ref{Kind: local.Kind, UUID: w.UUID, Root: w.Root}) {
 		err = local.ClaimMarker(w.Root, m) // a root from before markers gets its own now
@@ -167,3 +175,13 @@ func splitLocalEntryID(id, rest string) (wsRest, rel string, err error) {
 // secretEnvironment is empty: a local workspace has no write-only
 // environment (it would have to be stored in a file).
 func (localDriver) secretEnvironment(context.Context, *Workspace) ([]string, error) { return nil, nil }
+
+// markerExpiry is the expiry a marker records (zero when none, or when it
+// does not parse).
+func markerExpiry(m local.Marker) sandbox.Expiry {
+	x, err := sandbox.ParseExpiry(m.Lifetime, m.OnExpiry, m.ExpiresAt)
+	if err != nil {
+		return sandbox.Expiry{}
+	}
+	return x
+}

@@ -82,6 +82,9 @@ type Spec struct {
 	// with a HostPath is bind-mounted at its Path, read-only when it says
 	// so, before the volumes; all are recorded in LabelSpec.
 	Grants []sandbox.PathGrant
+	// Expiry, when set, stops the container at its deadline by itself
+	// and, with on_expiry "remove", has the daemon remove it (expiry.go).
+	Expiry sandbox.Expiry
 
 	// helperDigest names the file helper volume mounted read-only at
 	// fshelper.HelperDir (see helpervolume.go); "" mounts none.
@@ -112,6 +115,9 @@ func (s Spec) Validate() error {
 		}
 	}
 	if err := ValidateVolumes(s.Root, s.Volumes); err != nil {
+		return err
+	}
+	if err := s.validateExpiry(); err != nil {
 		return err
 	}
 	if err := s.validateNetworkAndGrants(); err != nil {
@@ -280,6 +286,7 @@ func containerConfig(s Spec) (*container.Config, *container.HostConfig) {
 		hc.Mounts = append(hc.Mounts, helperMount(s.helperDigest))
 	}
 	applyIsolation(s, cfg, hc)
+	applyExpiry(s, cfg, hc)
 	return cfg, hc
 }
 

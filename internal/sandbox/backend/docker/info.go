@@ -68,7 +68,7 @@ func (b *Backend) Describe(ctx context.Context) (Info, error) {
 			}
 		}
 		for k, v := range c.Config.Labels {
-			if iv, ok := inherited[k]; k == LabelWorkspaceID || k == LabelRoot || k == LabelSpec || (ok && iv == v) {
+			if iv, ok := inherited[k]; k == LabelWorkspaceID || k == LabelRoot || k == LabelSpec || expiryLabel(k) || (ok && iv == v) {
 				continue
 			}
 			if info.Labels == nil {

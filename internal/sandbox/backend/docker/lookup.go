@@ -8,6 +8,8 @@ import (
 
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 )
 
 // Found is a workspace container as the daemon reports it.
@@ -19,6 +21,8 @@ type Found struct {
 	Running, Paused bool
 	// StartedAt is when it was last started (RFC 3339).
 	StartedAt string
+	// Expiry is what its labels record (see expiry.go).
+	Expiry sandbox.Expiry
 	// seen is the inspect that found it (see OpenFound).
 	seen *container.InspectResponse
 }
@@ -44,9 +48,13 @@ func (d *Daemon) Lookup(ctx context.Context, uuid string) (Found, bool, error) {
 	f := Found{ID: c.ID, seen: &c}
 	if c.Config != nil {
 		f.Root = c.Config.Labels[LabelRoot]
+		f.Expiry = expiryOf(c.Config.Labels)
 	}
 	if c.State != nil {
-		f.Running = c.State.Running && !c.State.Paused
+		// A restarting container (between the runs of its restart
+		// policy, as an expired one is) reports Running too, but takes no
+		// exec: it counts as stopped.
+		f.Running = c.State.Running && !c.State.Paused && !c.State.Restarting
 		f.Paused = c.State.Paused
 		f.StartedAt = c.State.StartedAt
 	}

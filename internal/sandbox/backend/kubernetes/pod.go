@@ -66,6 +66,9 @@ type Spec struct {
 	Groups       []sandbox.Group
 	// StartTimeout bounds the wait for the pod to run (0: the default).
 	StartTimeout time.Duration
+	// Expiry ends the pod at its deadline, and with on_expiry "remove"
+	// deletes it and its Service (expiry.go).
+	Expiry sandbox.Expiry
 }
 
 // PodName is the name of the pod (and Service) of a workspace UUID.
@@ -271,6 +274,11 @@ func (c *Cluster) Create(ctx context.Context, s Spec) (*Backend, error) {
 			_ = c.Remove(context.WithoutCancel(ctx), s.Namespace, pod.Name)
 		}
 	}()
+	now := time.Now()
+	s.applyExpiry(pod, now)
+	if pod.OwnerReferences, err = createExpiryJob(ctx, cs, s, now); err != nil {
+		return nil, err
+	}
 	var created *corev1.Pod
 	if err := call(ctx, func() error {
 		var cerr error
@@ -333,6 +341,8 @@ type Pod struct {
 	Reason string
 	// Image is the container's image.
 	Image string
+	// Expiry is what its annotations record.
+	Expiry sandbox.Expiry
 }
 
 // Lookup reads the pod name in ns; found is false when there is none. It
@@ -354,7 +364,7 @@ func (c *Cluster) Lookup(ctx context.Context, ns, name string) (Pod, bool, error
 	if err != nil {
 		return Pod{}, false, fmt.Errorf("reading pod %s/%s: %w", ns, name, err)
 	}
-	out := Pod{Namespace: ns, Name: name, Root: p.Annotations[AnnotationRoot], Running: containerRunning(p)}
+	out := Pod{Namespace: ns, Name: name, Root: p.Annotations[AnnotationRoot], Running: containerRunning(p), Expiry: expiryOf(p.Annotations)}
 	for _, ct := range p.Spec.Containers {
 		if ct.Name == containerName {
 			out.Image = ct.Image
@@ -380,6 +390,7 @@ func (c *Cluster) Remove(ctx context.Context, ns, name string) error {
 	for _, del := range []func() error{
 		func() error { return cs.CoreV1().Pods(ns).Delete(ctx, name, opts) },
 		func() error { return cs.CoreV1().Services(ns).Delete(ctx, name, opts) },
+		func() error { return deleteExpiryJob(ctx, cs, ns, name, opts) },
 	} {
 		if err := call(ctx, del); err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("deleting %s/%s: %w", ns, name, err)

@@ -24,6 +24,12 @@ type Marker struct {
 	ID string `json:"id"`
 	// Environment is the workspace environment, added to every command.
 	Environment map[string]string `json:"environment,omitempty"`
+	// Lifetime, OnExpiry and ExpiresAt (RFC 3339, UTC) record the
+	// workspace's expiry; nothing on the host enforces it (the plan after
+	// ExpiresAt replaces the workspace).
+	Lifetime  string `json:"lifetime,omitempty"`
+	OnExpiry  string `json:"on_expiry,omitempty"`
+	ExpiresAt string `json:"expires_at,omitempty"`
 }
 
 // ErrNoMarker is wrapped when a directory carries no workspace marker.
