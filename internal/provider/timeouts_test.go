@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
 	"os"
@@ -9,7 +10,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
@@ -277,4 +281,52 @@ func TestAccTimeouts_invalidDurations(t *testing.T) {
 		TerraformVersionChecks:   requireTF111,
 		Steps:                    steps,
 	})
+}
+
+func TestShortDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		time.Second: "1s", 20 * time.Minute: "20m", time.Hour: "1h", 90 * time.Minute: "1h30m",
+		90 * time.Second: "1m30s", 1500 * time.Millisecond: "1.5s",
+	} {
+		if got := shortDuration(d); got != want {
+			t.Errorf("shortDuration(%s) = %q, want %q", d, got, want)
+		}
+	}
+}
+
+// An operation that ran out of time reports one error on timeouts.<op>,
+// keeping what was under way and the warnings; one that did not is left
+// as it is.
+func TestOpTimerFinish(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Nanosecond)
+	defer cancel()
+	<-ctx.Done()
+	timer := &opTimer{op: opDelete, timeout: 90 * time.Second, ctx: ctx}
+	var diags diag.Diagnostics
+	diags.AddWarning("kept", "a warning")
+	diags.AddError("Removing data failed", "remove data/x: context deadline exceeded")
+	timer.finish("Removing sandbox_local_dir", &diags)
+	if len(diags) != 2 || diags.ErrorsCount() != 1 || diags.WarningsCount() != 1 {
+		t.Fatalf("diagnostics %v", diags)
+	}
+	e := diags.Errors()[0]
+	wp, ok := e.(diag.DiagnosticWithPath)
+	if !ok || !wp.Path().Equal(path.Root("timeouts").AtName("delete")) {
+		t.Errorf("error not on timeouts.delete: %#v", e)
+	}
+	if e.Summary() != "Timed out after 1m30s: raise timeouts.delete" ||
+		!strings.Contains(e.Detail(), `within timeouts.delete = "1m30s"`) ||
+		!strings.Contains(e.Detail(), "Stopped while: Removing data failed: remove data/x: context deadline exceeded") {
+		t.Errorf("error %q: %q", e.Summary(), e.Detail())
+	}
+
+	live := &opTimer{op: opCreate, timeout: time.Hour, ctx: context.Background()}
+	var other diag.Diagnostics
+	other.AddError("Copy failed", "disk full")
+	live.finish("The create", &other)
+	if len(other) != 1 || other[0].Summary() != "Copy failed" {
+		t.Errorf("an error within the time changed: %v", other)
+	}
+	var nilTimer *opTimer
+	nilTimer.finish("nothing", &other)
 }
