@@ -2,7 +2,9 @@ package provider
 
 import (
 	"context"
+	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
@@ -37,17 +39,27 @@ type commandResource struct {
 
 type commandResourceModel struct {
 	commandModel
-	ID                   types.String `tfsdk:"id"`
-	Triggers             types.Map    `tfsdk:"triggers"`
-	EnvironmentWO        types.Map    `tfsdk:"environment_wo"`
-	EnvironmentWOVersion types.Int64  `tfsdk:"environment_wo_version"`
+	ID                   types.String   `tfsdk:"id"`
+	Triggers             types.Map      `tfsdk:"triggers"`
+	EnvironmentWO        types.Map      `tfsdk:"environment_wo"`
+	EnvironmentWOVersion types.Int64    `tfsdk:"environment_wo_version"`
+	Timeouts             timeouts.Value `tfsdk:"timeouts"`
 }
+
+// commandCreateSlack is what timeouts.create adds by default to the
+// command's own timeout: time to reach the workspace and start it.
+const commandCreateSlack = time.Minute
+
+// commandTimeouts is the timeouts block: only create runs anything (update
+// records, delete runs nothing, read only looks the workspace up).
+var commandTimeouts = map[string]opDefault{opCreate: {what: "running the command (workspace lookup included)",
+	defText: "the command's `timeout` plus one minute"}}
 
 func (r *commandResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_command"
 }
 
-func (r *commandResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func (r *commandResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
 	opt := func(name string) schema.StringAttribute {
 		return schema.StringAttribute{Optional: true, MarkdownDescription: commandDocs[name], PlanModifiers: replace}
@@ -61,7 +73,9 @@ func (r *commandResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 		MarkdownDescription: "Runs a command in a workspace once, when created, and again (as a replacement) whenever " +
 			"any argument or `triggers` changes; its exit code and output stay in state. Destroying it runs nothing. " +
 			"A failed run (non-zero exit unless allowed, timeout) fails the apply and leaves nothing in state, so the " +
-			"next apply runs it again.",
+			"next apply runs it again. `timeouts.create` (default: `timeout` plus one minute) bounds the whole run; on " +
+			"expiry every process of the command is killed (in a container too) and nothing is recorded.",
+		Blocks: map[string]schema.Block{"timeouts": timeoutsBlock(ctx, commandTimeouts)},
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed: true, MarkdownDescription: "Random id of this run.",
@@ -142,6 +156,13 @@ func (r *commandResource) Create(ctx context.Context, req resource.CreateRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	def := time.Duration(DefaultCommandTimeout) * time.Second
+	if !m.Timeout.IsNull() && !m.Timeout.IsUnknown() {
+		def = time.Duration(m.Timeout.ValueInt64()) * time.Second
+	}
+	ctx, cancel, timer := startOp(ctx, m.Timeouts, opCreate, def+commandCreateSlack, &resp.Diagnostics)
+	defer cancel()
+	defer timer.finish("The command", &resp.Diagnostics)
 	resp.Diagnostics.Append(m.run(ctx, r.eng, secretEnv, true)...)
 	if resp.Diagnostics.HasError() {
 		return

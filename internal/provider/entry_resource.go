@@ -224,6 +224,13 @@ func (r *entryResource[M, P]) save(ctx context.Context, plan tfsdk.Plan, config 
 	if diags.HasError() {
 		return
 	}
+	op := opCreate
+	if prior != nil {
+		op = opUpdate
+	}
+	ctx, cancel, timer := startEntryOp(ctx, r.k, a.m, op, diags)
+	defer cancel()
+	defer timer.finish("The "+op+" of sandbox_"+r.k.typeName(), diags)
 	e := a.m.common()
 	var err error
 	if a.rel, err = normalizedPath(e.Path); err != nil {
@@ -270,6 +277,9 @@ func (r *entryResource[M, P]) Read(ctx context.Context, req resource.ReadRequest
 		return
 	}
 	prior := m // framework values are immutable: a changed attribute is a new value
+	ctx, cancel, timer := startEntryOp(ctx, r.k, P(&m), opRead, &resp.Diagnostics)
+	defer cancel()
+	defer timer.finish("Reading sandbox_"+r.k.typeName(), &resp.Diagnostics)
 	e := P(&m).common()
 	rel, err := normalizedPath(e.Path)
 	if err != nil {
@@ -335,6 +345,9 @@ func (r *entryResource[M, P]) Delete(ctx context.Context, req resource.DeleteReq
 	if resp.Diagnostics.Append(req.State.Get(ctx, &m)...); resp.Diagnostics.HasError() {
 		return
 	}
+	ctx, cancel, timer := startEntryOp(ctx, r.k, P(&m), opDelete, &resp.Diagnostics)
+	defer cancel()
+	defer timer.finish("Removing sandbox_"+r.k.typeName(), &resp.Diagnostics)
 	e := P(&m).common()
 	rel, err := normalizedPath(e.Path)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -51,6 +52,7 @@ type gitRepoModel struct {
 	CredsVersion types.Int64  `tfsdk:"credentials_wo_version"`
 	Commit       types.String `tfsdk:"commit"`
 	treeModel
+	Timeouts timeouts.Value `tfsdk:"timeouts"`
 }
 
 func writeOnly(desc string) schema.StringAttribute {
@@ -119,8 +121,11 @@ func (gitRepoKind) schema() schema.Schema {
 			"and the URL without credentials: unknown ref (`ref`), unreachable server (`url`, else `repo`), authentication " +
 			"failure (the credential attribute set, else `url`/`repo`), " +
 			"subpath missing in the commit (`subpath`). Destroy removes the files this resource wrote. " +
-			"Import ID: `<workspace_id>/<path>` (then set `repo` and `ref`; the next apply fetches and re-copies).",
+			"Import ID: `<workspace_id>/<path>` (then set `repo` and `ref`; the next apply fetches and re-copies). " +
+			"`timeouts`: create and update (fetch and copy) 20 minutes, read and delete 10; a checkout cut short leaves " +
+			"no partial file.",
 		Attributes: attrs,
+		Blocks:     map[string]schema.Block{"timeouts": timeoutsBlock(context.Background(), gitRepoKind{}.timeoutDefaults())},
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -23,8 +24,9 @@ func NewLocalDirResource() resource.Resource {
 type localDirModel struct {
 	entryModel
 	treeModel
-	Source                types.String `tfsdk:"source"`
-	KeepSourcePermissions types.Bool   `tfsdk:"keep_source_permissions"`
+	Source                types.String   `tfsdk:"source"`
+	KeepSourcePermissions types.Bool     `tfsdk:"keep_source_permissions"`
+	Timeouts              timeouts.Value `tfsdk:"timeouts"`
 }
 
 // copyMeta is the metadata of the copy: the entry's, with the files'
@@ -81,8 +83,10 @@ func (localDirKind) schema() schema.Schema {
 			"and directory of the copy (the Python SDK chgrps the destination only). A host file edited between plan and " +
 			"apply fails the apply. Destroy removes the files this resource wrote (recorded in private state), then the " +
 			"directories left empty; files written there by others stay, with a warning. " +
-			"Import ID: `<workspace_id>/<path>` (then set `source`, and `keep_source_permissions` if the copy keeps them).",
+			"Import ID: `<workspace_id>/<path>` (then set `source`, and `keep_source_permissions` if the copy keeps them). " +
+			"`timeouts`: create and update 20 minutes, read and delete 10; a copy cut short leaves no partial file.",
 		Attributes: attrs,
+		Blocks:     map[string]schema.Block{"timeouts": timeoutsBlock(context.Background(), localDirKind{}.timeoutDefaults())},
 	}
 }
 

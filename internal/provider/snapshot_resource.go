@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/objectvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
@@ -65,13 +67,22 @@ type snapshotResourceModel struct {
 	ExcludeUnsafe types.Bool          `tfsdk:"exclude_unsafe"`
 	MaxBytes      types.Int64         `tfsdk:"max_bytes"`
 	MaxFiles      types.Int64         `tfsdk:"max_files"`
+	Timeouts      timeouts.Value      `tfsdk:"timeouts"`
+}
+
+// snapshotTimeouts are the defaults of the timeouts block: taking the
+// snapshot streams the whole workspace; read and delete hash the archive.
+var snapshotTimeouts = map[string]opDefault{
+	opCreate: {def: 20 * time.Minute, what: "taking the snapshot (archive written and hashed)"},
+	opRead:   {def: 10 * time.Minute, what: "reading the archive back (it is hashed)"},
+	opDelete: {def: 10 * time.Minute, what: "removing the archive (it is hashed first)"},
 }
 
 func (r *snapshotResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_snapshot"
 }
 
-func (r *snapshotResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	keep := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
 	computed := func(desc string) schema.StringAttribute {
 		return schema.StringAttribute{Computed: true, MarkdownDescription: desc, PlanModifiers: keep}
@@ -85,7 +96,8 @@ func (r *snapshotResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 		MarkdownDescription: "A tar of a workspace's root as the Python SDK persists it (workspace-relative `.`-rooted " +
 			"members, without `exclude` paths, mount targets or helper files), taken on create and again (as a " +
 			"replacement) whenever an argument or `triggers` changes, to a host directory (`local`) or an S3 bucket " +
-			"(`s3`). Destroy removes the archive it wrote; a missing or altered archive plans a new snapshot.",
+			"(`s3`). Destroy removes the archive it wrote; a missing or altered archive plans a new snapshot. " +
+			"`timeouts`: create 20 minutes, read and delete 10; a snapshot cut short leaves no partial archive.",
 		Attributes: map[string]schema.Attribute{
 			"id":           computed("The snapshot id (same as `snapshot_id`)."),
 			"workspace_id": sourceWorkspaceAttribute("snapshot"),
@@ -139,7 +151,8 @@ func (r *snapshotResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 				Validators:    []validator.Object{objectvalidator.AlsoRequires(path.MatchRelative().AtName("base_path"))},
 				PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplace()},
 			},
-			"s3": snapshotS3Block(),
+			"s3":       snapshotS3Block(),
+			"timeouts": timeoutsBlock(ctx, snapshotTimeouts),
 		},
 	}
 }
@@ -178,6 +191,9 @@ func (r *snapshotResource) Create(ctx context.Context, req resource.CreateReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	ctx, cancel, timer := startOp(ctx, m.Timeouts, opCreate, snapshotTimeouts[opCreate].def, &resp.Diagnostics)
+	defer cancel()
+	defer timer.finish("Taking the snapshot", &resp.Diagnostics)
 	ws, err := r.eng.Open(ctx, m.WorkspaceID.ValueString())
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("workspace_id"), "Workspace not found", err.Error())
@@ -233,11 +249,14 @@ func (r *snapshotResource) Read(ctx context.Context, req resource.ReadRequest, r
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	ctx, cancel, timer := startOp(ctx, m.Timeouts, opRead, snapshotTimeouts[opRead].def, &resp.Diagnostics)
+	defer cancel()
+	defer timer.finish("Reading the snapshot archive", &resp.Diagnostics)
 	if m.S3 != nil {
 		r.readS3(ctx, m, req, resp)
 		return
 	}
-	st, err := r.eng.ReadArchive(m.Path.ValueString())
+	st, err := r.eng.ReadArchive(ctx, m.Path.ValueString())
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot read the snapshot archive", err.Error())
 		return
@@ -262,11 +281,14 @@ func (r *snapshotResource) Delete(ctx context.Context, req resource.DeleteReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	ctx, cancel, timer := startOp(ctx, m.Timeouts, opDelete, snapshotTimeouts[opDelete].def, &resp.Diagnostics)
+	defer cancel()
+	defer timer.finish("Removing the snapshot archive", &resp.Diagnostics)
 	if m.S3 != nil {
 		r.deleteS3(ctx, m, req, resp)
 		return
 	}
-	err := r.eng.RemoveArchive(m.Path.ValueString(), m.SHA256.ValueString())
+	err := r.eng.RemoveArchive(ctx, m.Path.ValueString(), m.SHA256.ValueString())
 	switch {
 	case errors.Is(err, workspace.ErrArchiveChanged):
 		resp.Diagnostics.AddWarning("Snapshot archive left in place", err.Error())

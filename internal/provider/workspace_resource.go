@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -55,6 +56,8 @@ type workspaceModel struct {
 	Lifetime  types.String `tfsdk:"lifetime"`
 	OnExpiry  types.String `tfsdk:"on_expiry"`
 	ExpiresAt types.String `tfsdk:"expires_at"`
+	// Timeouts is in workspace_timeouts.go.
+	Timeouts timeouts.Value `tfsdk:"timeouts"`
 }
 
 var endpointAttrTypes = map[string]attr.Type{
@@ -200,9 +203,18 @@ func (r *workspaceResource) Create(ctx context.Context, req resource.CreateReque
 		resp.Diagnostics.AddError("Missing backend block", "sandbox_workspace needs exactly one of "+kindBlockNames()+".")
 		return
 	}
+	ctx, cancel, timer := startOp(ctx, m.Timeouts, opCreate, workspaceTimeouts[opCreate].def, &resp.Diagnostics)
+	defer cancel()
+	defer timer.finish("Creating the workspace", &resp.Diagnostics)
 	w := k.create(ctx, r.eng, m, req.Config, resp.Private, &resp.Diagnostics)
-	if w == nil || resp.Diagnostics.HasError() || !r.restoreWorkspace(ctx, w, m, req.Config, &resp.Diagnostics) {
+	if w != nil && resp.Diagnostics.HasError() {
+		recordCreated(ctx, w, m, resp)
+	}
+	if w == nil || resp.Diagnostics.HasError() {
 		return
+	}
+	if !r.restoreWorkspace(ctx, w, m, req.Config, &resp.Diagnostics) {
+		return // the workspace was destroyed again
 	}
 	m.ID = types.StringValue(w.ID)
 	m.Root = types.StringValue(w.Root)
@@ -214,6 +226,7 @@ func (r *workspaceResource) Create(ctx context.Context, req resource.CreateReque
 	}
 	if err := r.endpoints(ctx, w, &m); err != nil {
 		addEngineError(&resp.Diagnostics, "Computing endpoints failed", err)
+		recordCreated(ctx, w, m, resp)
 		return
 	}
 	// A root owner that cannot be set still records the workspace, so the
@@ -293,6 +306,9 @@ func (r *workspaceResource) Update(ctx context.Context, req resource.UpdateReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	ctx, cancel, timer := startOp(ctx, m.Timeouts, opUpdate, workspaceTimeouts[opUpdate].def, &resp.Diagnostics)
+	defer cancel()
+	defer timer.finish("Updating the workspace", &resp.Diagnostics)
 	w, err := r.eng.Open(ctx, m.ID.ValueString())
 	if err != nil {
 		addEngineError(&resp.Diagnostics, "Opening the workspace failed", err)
@@ -331,6 +347,9 @@ func (r *workspaceResource) Delete(ctx context.Context, req resource.DeleteReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	ctx, cancel, timer := startOp(ctx, m.Timeouts, opDelete, workspaceTimeouts[opDelete].def, &resp.Diagnostics)
+	defer cancel()
+	defer timer.finish("Destroying the workspace", &resp.Diagnostics)
 	err := r.eng.Destroy(ctx, m.ID.ValueString(), m.KeepOnDestroy.ValueBool())
 	switch {
 	case errors.Is(err, workspace.ErrNotOurs):

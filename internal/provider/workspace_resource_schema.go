@@ -214,7 +214,7 @@ func (r *workspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 				}},
 			},
 		},
-		Blocks: kindBlocks(),
+		Blocks: withTimeouts(kindBlocks()),
 	}
 	maps.Copy(resp.Schema.Attributes, expiryAttributes())
 }

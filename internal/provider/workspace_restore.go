@@ -135,7 +135,10 @@ func (r *workspaceResource) restoreWorkspace(ctx context.Context, w *workspace.W
 	}
 	if _, err := w.RestoreFrom(ctx, src, sum); err != nil {
 		diags.AddAttributeError(path.Root("restore_from"), "Restoring the workspace failed", err.Error())
-		if derr := r.eng.Destroy(ctx, w.ID, false); derr != nil {
+		// (ctx may have expired: the removal gets its own time.)
+		cctx, cancel := cleanupContext(ctx)
+		defer cancel()
+		if derr := r.eng.Destroy(cctx, w.ID, false); derr != nil {
 			diags.AddWarning("The new workspace was not removed", fmt.Sprintf("%s: %v", w.ID, derr))
 		}
 		return false

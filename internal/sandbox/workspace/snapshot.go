@@ -154,7 +154,7 @@ type ArchiveState struct {
 
 // ReadArchive hashes the archive at p (relative to the working directory
 // unless absolute). It only reads.
-func (e *Engine) ReadArchive(p string) (ArchiveState, error) {
+func (e *Engine) ReadArchive(ctx context.Context, p string) (ArchiveState, error) {
 	f, err := os.Open(e.HostPath(p))
 	if errors.Is(err, os.ErrNotExist) {
 		return ArchiveState{}, nil
@@ -164,7 +164,7 @@ func (e *Engine) ReadArchive(p string) (ArchiveState, error) {
 	}
 	defer f.Close()
 	h := sha256.New()
-	n, err := io.Copy(h, f)
+	n, err := sandbox.CopyChunks(ctx, h, f)
 	if err != nil {
 		return ArchiveState{}, err
 	}
@@ -178,8 +178,8 @@ var ErrArchiveChanged = errors.New("the archive differs from its sha256")
 // RemoveArchive removes the archive at p if it still holds the bytes with
 // the given SHA-256; a missing archive is not an error, a changed one is
 // left in place (an error wrapping ErrArchiveChanged says so).
-func (e *Engine) RemoveArchive(p, wantSHA256 string) error {
-	st, err := e.ReadArchive(p)
+func (e *Engine) RemoveArchive(ctx context.Context, p, wantSHA256 string) error {
+	st, err := e.ReadArchive(ctx, p)
 	switch {
 	case err != nil:
 		return err

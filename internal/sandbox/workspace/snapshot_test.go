@@ -30,7 +30,7 @@ func TestSnapshotRestoreLocal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := eng.ReadArchive(res.Path)
+	st, err := eng.ReadArchive(context.Background(), res.Path)
 	if err != nil || !st.Exists || st.SHA256 != res.SHA256 || res.Path != "snaps/s1.tar" {
 		t.Fatalf("archive %+v (%v), result %+v", st, err, res)
 	}
@@ -60,10 +60,10 @@ func TestSnapshotRestoreLocal(t *testing.T) {
 	if _, err := eng.Open(ctx, w2.ID); err != nil {
 		t.Fatalf("the restored workspace is no longer found: %v", err)
 	}
-	if err := eng.RemoveArchive(res.Path, res.SHA256); err != nil {
+	if err := eng.RemoveArchive(context.Background(), res.Path, res.SHA256); err != nil {
 		t.Fatal(err)
 	}
-	if st, _ := eng.ReadArchive(res.Path); st.Exists {
+	if st, _ := eng.ReadArchive(context.Background(), res.Path); st.Exists {
 		t.Fatal("archive left after RemoveArchive")
 	}
 }

@@ -18,10 +18,11 @@ import (
 // Exec runs a command in the container as the Python SDK's Docker backend
 // does: its output captured, the working directory the workspace root (or
 // req.WorkDir below it), the user passed to the container runtime, and
-// fshelper.ExecTokenEnv set to a value unique to the run. On timeout the
-// file helper kills, as root, every process carrying that token (the
-// command and everything it started), and the error wraps
-// backend.ErrExecTimeout ("command timed out").
+// fshelper.ExecTokenEnv set to a value unique to the run. On timeout, and
+// when ctx expires or is cancelled first, the file helper kills, as root,
+// every process carrying that token (the command and everything it
+// started); the error wraps backend.ErrExecTimeout ("command timed out")
+// for the run's own timeout, else ctx's error.
 func (w *Workspace) Exec(ctx context.Context, req backend.ExecRequest) (sandbox.ExecResult, error) {
 	if len(req.Argv) == 0 {
 		return sandbox.ExecResult{}, errors.New("exec: empty command")
@@ -57,12 +58,21 @@ func (w *Workspace) Exec(ctx context.Context, req backend.ExecRequest) (sandbox.
 			res.OOMKilled = true
 		}
 	}
-	if err != nil && errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
-		// Kill every process the command started: they all inherit the
+	if err != nil && runCtx.Err() != nil {
+		// The run's timeout, or the caller's deadline or cancellation:
+		// closing the connection does not stop a process in the container,
+		// so kill every process the command started. They all inherit the
 		// run's token, whatever process group or session they moved to.
 		killCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
-		if _, kerr := w.helper(killCtx, fshelper.OpKillEnv, ".", token, nil); kerr != nil {
+		_, kerr := w.helper(killCtx, fshelper.OpKillEnv, ".", token, nil)
+		if ctx.Err() != nil {
+			if kerr != nil {
+				return sandbox.ExecResult{ExitCode: -1}, fmt.Errorf("%w; killing the command's processes failed: %w", ctx.Err(), kerr)
+			}
+			return sandbox.ExecResult{ExitCode: -1}, fmt.Errorf("%w; every process the command started was killed", ctx.Err())
+		}
+		if kerr != nil {
 			return sandbox.ExecResult{ExitCode: -1}, fmt.Errorf("%w after %s; killing its processes failed: %w",
 				backend.ErrExecTimeout, req.Timeout.Round(time.Millisecond), kerr)
 		}

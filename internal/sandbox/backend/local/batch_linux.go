@@ -42,7 +42,8 @@ type stageJob struct {
 // with one syncfs(2) for the whole batch instead of one fsync per file:
 // every file is first staged into its temporary file (small files by
 // batchWorkers workers at once), then the filesystem is synced once, then
-// the temporary files are renamed over their targets in order. next
+// the temporary files are renamed over their targets in order (once
+// started, the renames are not interrupted by ctx). next
 // returns the items one after the other and io.EOF after the last; an
 // item's reader is fully consumed before next is called again, so items
 // may share one stream (a tar archive). When next, a reader or a checksum
@@ -96,8 +97,18 @@ func (b *Backend) writeBatch(ctx context.Context, next func() (BatchItem, error)
 			return nil, fmt.Errorf("write: syncfs: %w", err)
 		}
 	}
+	// A deadline or cancellation is honoured up to here, with every
+	// temporary file removed; the renames that follow are not interrupted,
+	// so that a batch lands whole or not at all.
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	cctx := ctx
+	if !single {
+		cctx = context.WithoutCancel(ctx)
+	}
 	for _, p := range s.todo {
-		if err := p.commit(ctx); err != nil {
+		if err := p.commit(cctx); err != nil {
 			return nil, err
 		}
 		b.note(p.rel, p.written)
