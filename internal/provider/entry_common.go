@@ -86,7 +86,7 @@ func entryAttributes(noun string) map[string]schema.Attribute {
 			Optional:            true,
 			Computed:            true,
 			Default:             booldefault.StaticBool(false),
-			MarkdownDescription: "The Python SDK's `ephemeral` flag: the entry is excluded from workspace snapshots. Default `false`.",
+			MarkdownDescription: ephemeralDescription,
 		},
 		"absolute_path": schema.StringAttribute{
 			Computed:            true,

@@ -257,6 +257,9 @@ func (r *entryResource[M, P]) save(ctx context.Context, plan tfsdk.Plan, config 
 	if r.k.apply(ctx, a, diags); diags.HasError() {
 		return
 	}
+	if recordEphemeral(ctx, a.ws, a.rel, e.Ephemeral.ValueBool(), a.prior != nil && a.prior.common().Ephemeral.ValueBool(), diags); diags.HasError() {
+		return
+	}
 	// An update keeps the id and absolute path the plan kept from state
 	// (an id written before ids named their workspace stays as it is).
 	if e.ID.IsUnknown() {
@@ -372,6 +375,9 @@ func (r *entryResource[M, P]) Delete(ctx context.Context, req resource.DeleteReq
 	}
 	if err == nil {
 		warning, err = r.k.remove(ctx, ws, &m, rel, req.Private)
+	}
+	if err == nil && e.Ephemeral.ValueBool() {
+		forgetEphemeral(ctx, ws, workspace.EntryOwner(rel), &resp.Diagnostics)
 	}
 	if err != nil {
 		addEngineError(&resp.Diagnostics, "Removing "+rel+" failed", err)

@@ -209,6 +209,9 @@ func (r *manifestResource) apply(ctx context.Context, m, cfg *manifestResourceMo
 			// that a destroy unmounts it.
 			diags.Append(recordMountsApplied(ctx, private, plan)...)
 		}
+		if err == nil {
+			err = ws.RecordEphemeral(ctx, workspace.ManifestOwner(m.ID.ValueString()), plan.EphemeralPaths())
+		}
 	}
 	if err != nil {
 		addEngineAttributeError(diags, manifestErrorPath(ctx, err, in, m), "Applying the manifest failed", err)
@@ -234,11 +237,11 @@ func (r *manifestResource) Create(ctx context.Context, req resource.CreateReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	m.ID = types.StringValue(uuid.NewString()) // the owner of its entries in the workspace's ephemeral record
 	plan := r.apply(ctx, &m, &cfg, resp.Private, true, &resp.Diagnostics)
 	if plan == nil {
 		return
 	}
-	m.ID = types.StringValue(uuid.NewString())
 	resp.Diagnostics.Append(m.setResult(plan.Expected())...)
 	resp.Diagnostics.Append(recordWritten(ctx, resp.Private, m.Files)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
@@ -358,6 +361,11 @@ func (r *manifestResource) Delete(ctx context.Context, req resource.DeleteReques
 	}
 	for _, w := range warnings {
 		resp.Diagnostics.AddWarning("Directory left in place", w)
+	}
+	if len(plan.EphemeralPaths()) > 0 {
+		if ws, err := r.eng.Open(ctx, m.WorkspaceID.ValueString()); err == nil {
+			forgetEphemeral(ctx, ws, workspace.ManifestOwner(m.ID.ValueString()), &resp.Diagnostics)
+		}
 	}
 }
 

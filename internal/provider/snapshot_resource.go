@@ -94,7 +94,7 @@ func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 	maxBytes, maxFiles := archiveLimitAttributes("in the archive (its size)", "members (files, directories and links) in the archive")
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A tar of a workspace's root as the Python SDK persists it (workspace-relative `.`-rooted " +
-			"members, without `exclude` paths, mount targets or helper files), taken on create and again (as a " +
+			"members, without ephemeral entries, `exclude` paths, mount targets or helper files), taken on create and again (as a " +
 			"replacement) whenever an argument or `triggers` changes, to a host directory (`local`) or an S3 bucket " +
 			"(`s3`). Destroy removes the archive it wrote; a missing or altered archive plans a new snapshot. " +
 			"`timeouts`: create 20 minutes, read and delete 10; a snapshot cut short leaves no partial archive.",
@@ -103,9 +103,9 @@ func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"workspace_id": sourceWorkspaceAttribute("snapshot"),
 			"exclude": schema.ListAttribute{
 				Optional: true, ElementType: types.StringType,
-				MarkdownDescription: "Workspace-relative paths left out of the archive, with everything below them: wire " +
-					"the `path` of every entry declared `ephemeral = true`. A path overlapping a mount path fails with the " +
-					"Python SDK's `persist workspace skip path must not overlap mount path`.",
+				MarkdownDescription: "Workspace-relative paths left out of the archive, with everything below them, in " +
+					"addition to the entries declared ephemeral (recorded with the workspace, left out without being listed). " +
+					"A path overlapping a mount path fails with the Python SDK's `persist workspace skip path must not overlap mount path`.",
 				Validators:    []validator.List{listvalidator.ValueStringsAre(entryPathValidator{})},
 				PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplace()},
 			},

@@ -6,7 +6,7 @@ resource "sandbox_file" "token" {
   workspace_id = sandbox_workspace.ws.id
   path         = ".cache/token"
   content      = "not for the archive"
-  ephemeral    = true
+  ephemeral    = true # left out of every snapshot of the workspace
 }
 
 resource "sandbox_command" "setup" {
@@ -16,7 +16,7 @@ resource "sandbox_command" "setup" {
 
 resource "sandbox_snapshot" "after_setup" {
   workspace_id = sandbox_workspace.ws.id
-  exclude      = [sandbox_file.token.path] # ephemeral entries
-  local { base_path = "snapshots" }        # snapshots/<snapshot_id>.tar, relative to the working directory
+  exclude      = ["out/debug"]      # in addition to the ephemeral entries
+  local { base_path = "snapshots" } # snapshots/<snapshot_id>.tar, relative to the working directory
   triggers = { after = sandbox_command.setup.id }
 }

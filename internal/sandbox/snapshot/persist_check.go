@@ -30,6 +30,9 @@ type CheckOptions struct {
 	ExcludeUnsafe bool
 	// ManifestDigest enters the summary's Fingerprint.
 	ManifestDigest string
+	// Skip are workspace-relative paths whose members (and everything
+	// below them) are dropped from the stream, whatever sent them.
+	Skip []string
 }
 
 // Check reads a persisted tar stream on r (what Persist writes, here or
@@ -61,6 +64,9 @@ func Check(ctx context.Context, r io.Reader, w io.Writer, o CheckOptions) (Summa
 		}
 		if err != nil {
 			return Summary{}, nil, fmt.Errorf("reading the persisted workspace: %w", err)
+		}
+		if ShouldSkipTarMember(hdr.Name, o.Skip, "") {
+			continue
 		}
 		rel, err := c.check(hdr)
 		var me *MemberError

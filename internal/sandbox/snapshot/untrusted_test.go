@@ -235,3 +235,32 @@ func TestSnapshotCheck(t *testing.T) {
 		t.Fatalf("max_files: %v", err)
 	}
 }
+
+// Check drops the members of its skip paths whatever the stream holds, so
+// a helper that ignored them cannot put them in the archive.
+func TestSnapshotCheckSkips(t *testing.T) {
+	stream := archiveOf(t,
+		member{hdr: tar.Header{Name: "./", Typeflag: tar.TypeDir, Mode: 0o755}},
+		member{hdr: tar.Header{Name: "./keep", Typeflag: tar.TypeReg}, body: "k"},
+		member{hdr: tar.Header{Name: "./eph/", Typeflag: tar.TypeDir, Mode: 0o755}},
+		member{hdr: tar.Header{Name: "./eph/x", Typeflag: tar.TypeReg}, body: "x"},
+		member{hdr: tar.Header{Name: "./ephemeral", Typeflag: tar.TypeReg}, body: "not below eph"},
+		member{hdr: tar.Header{Name: "./d/f", Typeflag: tar.TypeReg}, body: "f"})
+	var out bytes.Buffer
+	sum, _, err := Check(context.Background(), bytes.NewReader(stream), &out, CheckOptions{Skip: []string{"eph", "d/f"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	tr := tar.NewReader(&out)
+	for {
+		hdr, err := tr.Next()
+		if err != nil {
+			break
+		}
+		names = append(names, hdr.Name)
+	}
+	if got := strings.Join(names, ","); got != "./,./keep,./ephemeral" || sum.FileCount != 2 {
+		t.Fatalf("archive members %s (%d files)", got, sum.FileCount)
+	}
+}

@@ -49,6 +49,9 @@ type Engine struct {
 	drivers map[string]driver
 	// mountLocks serialise mounts of one path (see lockMountPath).
 	mountLocks sync.Map
+	// recordLocks serialise the updates of one workspace's ephemeral
+	// record (see RecordEphemeral).
+	recordLocks sync.Map
 	// OutputLimits are the provider's default bounds on what an export,
 	// snapshot or restore takes out of a workspace (max_bytes, max_files);
 	// the zero value means sandbox.DefaultMaxBytes and DefaultMaxFiles.

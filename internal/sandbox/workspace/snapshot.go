@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/manifest"
@@ -23,7 +24,8 @@ type SnapshotRequest struct {
 	// SnapshotID names the archive <BasePath>/<SnapshotID>.tar; a single
 	// path segment.
 	SnapshotID string
-	// Exclude are workspace-relative paths left out (ephemeral entries).
+	// Exclude are workspace-relative paths left out, in addition to the
+	// ephemeral entries recorded with the workspace (EphemeralPaths).
 	Exclude []string
 	// ManifestJSON is the Python SDK's manifest JSON whose digest enters the
 	// fingerprint; nil means the default manifest with the workspace's root.
@@ -90,9 +92,11 @@ func (w *Workspace) Snapshot(ctx context.Context, req SnapshotRequest) (Snapshot
 	return SnapshotResult{Path: rel, Summary: sum, Excluded: excluded}, nil
 }
 
-// persistTo writes the workspace's tar to out, leaving out req.Exclude and
-// the mount patterns' generated configuration (credentials included),
-// which are the Python SDK's runtime skip paths: never persisted. What
+// persistTo writes the workspace's tar to out, leaving out req.Exclude, the
+// recorded ephemeral entries (also dropped from the stream on the host,
+// whatever the backend sent) and the mount patterns' generated
+// configuration (credentials included), which are the Python SDK's
+// runtime skip paths: never persisted. What
 // the backend persists (inside the container for a container) is
 // untrusted: it passes snapshot.Check on its way to out, so the archive
 // is bounded by req.Limits and holds only members a restore accepts.
@@ -101,7 +105,13 @@ func (w *Workspace) persistTo(ctx context.Context, req SnapshotRequest, out io.W
 	if err != nil {
 		return snapshot.Summary{}, nil, err
 	}
-	skip := append(append([]string(nil), req.Exclude...), sessionDirParents...)
+	// The ephemeral entries recorded with the workspace are left out
+	// whatever the configuration taking the snapshot knows of them.
+	ephemeral, err := w.EphemeralPaths(ctx)
+	if err != nil {
+		return snapshot.Summary{}, nil, err
+	}
+	skip := slices.Concat(req.Exclude, ephemeral, sessionDirParents)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	pr, pw := io.Pipe()
@@ -112,7 +122,7 @@ func (w *Workspace) persistTo(ctx context.Context, req SnapshotRequest, out io.W
 		done <- err
 	}()
 	sum, excluded, cerr := snapshot.Check(ctx, pr, out, snapshot.CheckOptions{Limits: req.Limits,
-		ExcludeUnsafe: req.ExcludeUnsafe, ManifestDigest: digest})
+		ExcludeUnsafe: req.ExcludeUnsafe, ManifestDigest: digest, Skip: skip})
 	if cerr == nil {
 		_, cerr = io.Copy(io.Discard, pr) // what follows the end of the archive is not part of it
 	}
