@@ -21,10 +21,10 @@ func rootOwnerAttribute() schema.StringAttribute {
 	return schema.StringAttribute{
 		Optional: true,
 		Computed: true,
-		MarkdownDescription: "User name or numeric uid owning the workspace root (the root directory only), so that user " +
-			"can write there. Default: a docker workspace's first `users` entry, else `root`; a new local workspace's, the user " +
-			"the provider runs as, and only that user unless the provider runs as root. Read back on refresh; a root given to " +
-			"another user out of band is given back by the next apply, in place.",
+		MarkdownDescription: "User name or numeric uid owning the workspace root (the root directory only, with the user's " +
+			"primary group), so it can write there; new entries with no `owner` take it. Default: a docker workspace's first " +
+			"`users` entry, else `root`; a new local workspace's, the provider's user (the only one allowed unless it runs as " +
+			"root). Read back on refresh; drift is given back by the next apply.",
 		Validators:    []validator.String{ownerRefValidator},
 		PlanModifiers: []planmodifier.String{rootOwnerDefault{}},
 	}
