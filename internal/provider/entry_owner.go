@@ -135,3 +135,24 @@ func checkOwner(ctx context.Context, req resource.ModifyPlanRequest, resp *resou
 		resp.Diagnostics.AddAttributeError(path.Root("owner"), "Owner not possible in a local workspace", err.Error())
 	}
 }
+
+// checkOwnerName refuses, at plan time, a configured owner the existing
+// workspace has no account for, when it is new or changed (see
+// checkUserName).
+func checkOwnerName(ctx context.Context, eng *workspace.Engine, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	var owner, id types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("owner"), &owner)...)
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("workspace_id"), &id)...)
+	if !req.State.Raw.IsNull() {
+		var prior, priorID types.String
+		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("owner"), &prior)...)
+		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("workspace_id"), &priorID)...)
+		if prior.Equal(owner) && priorID.Equal(id) {
+			return
+		}
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	checkUserName(ctx, eng, id, owner, path.Root("owner"), &resp.Diagnostics)
+}

@@ -194,6 +194,9 @@ func (r *entryResource[M, P]) ModifyPlan(ctx context.Context, req resource.Modif
 	if checkOwner(ctx, req, resp); resp.Diagnostics.HasError() {
 		return
 	}
+	if checkOwnerName(ctx, r.eng, req, resp); resp.Diagnostics.HasError() {
+		return
+	}
 	if _, tree := r.k.(treeKind); tree && taken == nil {
 		if checkFreshCopy(ctx, r.eng, req, resp); resp.Diagnostics.HasError() {
 			return

@@ -83,6 +83,13 @@ func CheckOwner(owner string) error {
 // entry with no owner is not chowned (see workspace.DefaultEntryOwner).
 func RunsAsRoot() bool { return geteuid() == 0 }
 
+// KnownUser reports whether name is a user of this machine (or a decimal
+// uid, or root). It only reads the user database.
+func KnownUser(name string) bool {
+	_, err := lookupUid(name)
+	return err == nil
+}
+
 // OwnUser is the name of the user this process runs as (its decimal uid
 // when it has no name).
 func OwnUser() string { return userName(geteuid()) }
