@@ -12,10 +12,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 )
 
-// defaultOwnerEntries: a file and a directory with no owner, a file opting
-// out with owner = "root", a directory owned by agent with no group, and
-// extra (more entries, or none).
-func defaultOwnerEntries(optout, extra string) string {
+// defaultOwnerEntries: a file, a directory and a copy of src/tree with no
+// owner, a file opting out with owner = "root", a directory owned by agent
+// with no group, and extra (more entries, or none).
+func defaultOwnerEntries(src, optout, extra string) string {
 	return `
 resource "sandbox_file" "dflt" {
   workspace_id = sandbox_workspace.ws.id
@@ -32,6 +32,12 @@ resource "sandbox_file" "optout" {
   workspace_id = sandbox_workspace.ws.id
   path         = "optout.txt"
 ` + optout + `
+}
+
+resource "sandbox_local_dir" "dflt" {
+  workspace_id = sandbox_workspace.ws.id
+  path         = "copy"
+  source       = "` + src + `/tree"
 }
 
 resource "sandbox_dir" "mine" {
@@ -79,6 +85,7 @@ func (e *dockerEnv) expectIDs(want map[string]string) func(*terraform.State) err
 // configuration keeps the owner it has; import reads the owner back.
 func TestAccDockerOwner_entryDefaults(t *testing.T) {
 	env := newDockerEnv(t)
+	env.writeSource("tree/sub/f.txt", "f\n", 0o644)
 	users := `users = [{ name = "agent" }]`
 	later := `
 resource "sandbox_file" "later" {
@@ -95,7 +102,7 @@ resource "sandbox_file" "later" {
 		CheckDestroy:             env.checkGone,
 		Steps: []resource.TestStep{
 			{
-				Config: env.config(users, defaultOwnerEntries(rootOpt, "")),
+				Config: env.config(users, defaultOwnerEntries(env.src, rootOpt, "")),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectUnknownValue("sandbox_file.dflt", tfjsonpath.New("owner")),
 					plancheck.ExpectUnknownValue("sandbox_dir.dflt", tfjsonpath.New("owner")),
@@ -105,16 +112,18 @@ resource "sandbox_file" "later" {
 					resource.TestCheckResourceAttr("sandbox_workspace.ws", "root_owner", "agent"),
 					resource.TestCheckResourceAttr("sandbox_file.dflt", "owner", "agent"),
 					resource.TestCheckResourceAttr("sandbox_dir.dflt", "owner", "agent"),
+					resource.TestCheckResourceAttr("sandbox_local_dir.dflt", "owner", "agent"),
 					resource.TestCheckNoResourceAttr("sandbox_dir.mine", "group"),
 					env.expectIDs(map[string]string{
 						".": "agent", "dflt.txt": "agent", "dflt-dir": "agent", "optout.txt": "root", "mine": "agent",
+						"copy": "agent", "copy/sub": "agent", "copy/sub/f.txt": "agent",
 					}),
 				),
 			},
 			{
 				// The workspace exists: the plan shows the owner a new
 				// entry takes, and changes nothing else.
-				Config: env.config(users, defaultOwnerEntries(rootOpt, later)),
+				Config: env.config(users, defaultOwnerEntries(env.src, rootOpt, later)),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectKnownValue("sandbox_file.later", tfjsonpath.New("owner"), knownvalue.StringExact("agent")),
 					plancheck.ExpectResourceAction("sandbox_file.dflt", plancheck.ResourceActionNoop),
@@ -129,7 +138,7 @@ resource "sandbox_file" "later" {
 					_, err := sh(container, "chown 0:0 /workspace/dflt.txt")
 					must(t, err)
 				},
-				Config: env.config(users, defaultOwnerEntries(rootOpt, later)),
+				Config: env.config(users, defaultOwnerEntries(env.src, rootOpt, later)),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					expectChange("sandbox_file.dflt", "owner", "root", "agent"),
 				}},
@@ -139,7 +148,7 @@ resource "sandbox_file" "later" {
 				// owner removed from an entry in state, its content
 				// changed: it keeps root, planned as such, and is not
 				// chowned to the default.
-				Config: env.config(users, defaultOwnerEntries("  content = \"o2\"", later)),
+				Config: env.config(users, defaultOwnerEntries(env.src, "  content = \"o2\"", later)),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction("sandbox_file.optout", plancheck.ResourceActionUpdate),
 					expectChange("sandbox_file.optout", "owner", "root", "root"),
