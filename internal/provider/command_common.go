@@ -51,8 +51,9 @@ var commandDocs = map[string]string{
 	"command": "Command vector, run without a shell (`[\"python3\", \"--version\"]`). Exactly one of `command` and " +
 		"`shell` is required.",
 	"shell": "Shell script, run as `sh -lc <script>` as the Python SDK's `exec(..., shell=True)` does.",
-	"user": "User to run as. On Docker it is passed natively to `docker exec`; the local backend runs commands as " +
-		"the provider's own user and refuses this argument (at plan once the workspace exists).",
+	"user": "User to run as: one of the workspace's `users`, `root`, a user of the image, or a numeric uid; a name the " +
+		"existing workspace has no account for fails the plan. On Docker it is passed natively to `docker exec`; the " +
+		"local backend runs commands as the provider's own user and refuses this argument (at plan once the workspace exists).",
 	"working_dir": "Workspace-relative working directory (default: the workspace root), checked with the Python SDK's " +
 		"`normalize_sandbox_cwd` rules: POSIX separators only, not blank, not absolute, no `..` segments.",
 	"environment": "Variables added to the command's environment, over the workspace's `environment`. Kept in state " +

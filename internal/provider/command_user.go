@@ -60,3 +60,28 @@ func checkLocalUser(ctx context.Context, cfg tfsdk.Config, diags *diag.Diagnosti
 		"user = \""+user.ValueString()+"\", but "+id.ValueString()+" is a local workspace: its commands run as the "+
 			"user the provider runs as, which cannot switch users. Remove user, or use a docker or kubernetes workspace.")
 }
+
+var _ resource.ResourceWithModifyPlan = (*commandResource)(nil)
+
+// ModifyPlan checks, at plan time, that a new or changed `user` names an
+// account of the (existing) workspace; see checkUserName.
+func (r *commandResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	var id, user, prior types.String
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("workspace_id"), &id)...)
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("user"), &user)...)
+	if !req.State.Raw.IsNull() {
+		var priorID types.String
+		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("user"), &prior)...)
+		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("workspace_id"), &priorID)...)
+		if prior.Equal(user) && priorID.Equal(id) {
+			return
+		}
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	checkUserName(ctx, r.eng, id, user, path.Root("user"), &resp.Diagnostics)
+}

@@ -358,4 +358,7 @@ func importEntry(ctx context.Context, req resource.ImportStateRequest, resp *res
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), entryID(ws, rel))...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("workspace_id"), ws)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("path"), rel)...)
+	// "" is no owner a configuration can give: Read replaces it with the
+	// owner it finds (see observeID), so the owner is read back.
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("owner"), "")...)
 }

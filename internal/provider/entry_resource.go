@@ -164,7 +164,13 @@ func (r *entryResource[M, P]) ModifyPlan(ctx context.Context, req resource.Modif
 			return
 		}
 	}
-	if s, ok := r.k.(entryStatic); ok && !req.State.Raw.IsNull() && req.Plan.Raw.Equal(req.State.Raw) && s.static(ctx, req.Plan) {
+	owner, defaulted := planOwner(ctx, r.eng, req, resp)
+	var planned types.String
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("owner"), &planned)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if s, ok := r.k.(entryStatic); ok && !req.State.Raw.IsNull() && req.Plan.Raw.Equal(req.State.Raw) && owner.Equal(planned) && s.static(ctx, req.Plan) {
 		// Nothing changed and nothing outside can change the plan: the
 		// path checks skip an unchanged entry too, and Read has just
 		// compared the workspace with state.
@@ -176,6 +182,9 @@ func (r *entryResource[M, P]) ModifyPlan(ctx context.Context, req resource.Modif
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if defaulted {
+		P(&m).common().Owner = owner
+	}
 	if taken == nil {
 		// (A replacement of a taken entry clears its path at apply.)
 		if checkEntryPath(ctx, r.eng, req, resp, r.k.makes()); resp.Diagnostics.HasError() {
@@ -183,6 +192,9 @@ func (r *entryResource[M, P]) ModifyPlan(ctx context.Context, req resource.Modif
 		}
 	}
 	if checkOwner(ctx, req, resp); resp.Diagnostics.HasError() {
+		return
+	}
+	if checkOwnerName(ctx, r.eng, req, resp); resp.Diagnostics.HasError() {
 		return
 	}
 	if _, tree := r.k.(treeKind); tree && taken == nil {
@@ -237,12 +249,15 @@ func (r *entryResource[M, P]) save(ctx context.Context, plan tfsdk.Plan, config 
 		addEngineAttributeError(diags, path.Root("path"), "Invalid path", err)
 		return
 	}
-	if a.meta, err = e.meta(); err != nil {
-		addEngineAttributeError(diags, path.Root("permissions"), "Invalid permissions", err)
-		return
-	}
 	if a.ws, err = r.eng.Open(ctx, e.WorkspaceID.ValueString()); err != nil {
 		addEngineAttributeError(diags, path.Root("workspace_id"), "Cannot open workspace "+e.WorkspaceID.ValueString(), err)
+		return
+	}
+	if applyDefaultOwner(ctx, a.ws, e, a.cfg.common(), private, diags); diags.HasError() {
+		return
+	}
+	if a.meta, err = e.meta(); err != nil {
+		addEngineAttributeError(diags, path.Root("permissions"), "Invalid permissions", err)
 		return
 	}
 	if diags.Append(recordTaken(ctx, private, "", nil)...); diags.HasError() {

@@ -52,9 +52,11 @@ resource "sandbox_command" "writes" {
 const ownerStat = "cd /workspace && stat -c '%U %G %n' . owned owned/note.txt skills skills/a.md skills/tools skills/tools/run.sh " +
 	"repo repo/README.md repo/docs repo/docs/ref/api.md"
 
-const ownerStatWant = "agent root .\nagent root owned\nagent team owned/note.txt\nagent team skills\nagent team skills/a.md\n" +
-	"agent team skills/tools\nagent team skills/tools/run.sh\nagent root repo\nagent root repo/README.md\nagent root repo/docs\n" +
-	"agent root repo/docs/ref/api.md"
+// An owner without a group gives the owner's primary group too (agent's
+// own, which adduser creates), the root's included.
+const ownerStatWant = "agent agent .\nagent agent owned\nagent team owned/note.txt\nagent team skills\nagent team skills/a.md\n" +
+	"agent team skills/tools\nagent team skills/tools/run.sh\nagent agent repo\nagent agent repo/README.md\nagent agent repo/docs\n" +
+	"agent agent repo/docs/ref/api.md"
 
 // Entries owned by agent inside a container: every file and directory of
 // the copies, the root by default; agent writes there; owner drift made

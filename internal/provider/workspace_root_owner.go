@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"strconv"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -21,10 +22,10 @@ func rootOwnerAttribute() schema.StringAttribute {
 	return schema.StringAttribute{
 		Optional: true,
 		Computed: true,
-		MarkdownDescription: "User name or numeric uid owning the workspace root (the root directory only), so that user " +
-			"can write there. Default: a docker workspace's first `users` entry, else `root`; a new local workspace's, the user " +
-			"the provider runs as, and only that user unless the provider runs as root. Read back on refresh; a root given to " +
-			"another user out of band is given back by the next apply, in place.",
+		MarkdownDescription: "User name or numeric uid owning the workspace root (the root directory only, with the user's " +
+			"primary group), so it can write there; new entries with no `owner` take it. Default: a docker workspace's first " +
+			"`users` entry, else `root`; a new local workspace's, the provider's user (the only one allowed unless it runs as " +
+			"root). Read back on refresh; drift is given back by the next apply.",
 		Validators:    []validator.String{ownerRefValidator},
 		PlanModifiers: []planmodifier.String{rootOwnerDefault{}},
 	}
@@ -69,6 +70,9 @@ func (rootOwnerDefault) PlanModifyString(ctx context.Context, req planmodifier.S
 	if resp.PlanValue.IsUnknown() {
 		return
 	}
+	if !req.ConfigValue.IsNull() && req.StateValue.IsNull() && k.name() != "local" {
+		warnRootOwnerOutsideUsers(ctx, req, resp)
+	}
 	if err := workspace.CheckKindOwner(k.name(), resp.PlanValue.ValueString()); err != nil {
 		resp.Diagnostics.AddAttributeError(req.Path, "Root owner not possible in a local workspace", err.Error())
 	}
@@ -105,4 +109,33 @@ func readRootOwner(ctx context.Context, w *workspace.Workspace, m *workspaceMode
 		return
 	}
 	m.RootOwner = types.StringValue(owner)
+}
+
+// warnRootOwnerOutsideUsers warns when a new container's root_owner is
+// neither one of its users, nor root, nor numeric: only the image can have
+// it, and the image's accounts cannot be read before the container exists.
+func warnRootOwnerOutsideUsers(ctx context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
+	owner := req.ConfigValue.ValueString()
+	if owner == "root" {
+		return
+	}
+	if _, err := strconv.ParseUint(owner, 10, 31); err == nil {
+		return
+	}
+	var users types.List
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("users"), &users)...)
+	if users.IsUnknown() || resp.Diagnostics.HasError() {
+		return
+	}
+	var us []userModel
+	resp.Diagnostics.Append(users.ElementsAs(ctx, &us, false)...)
+	for _, u := range us {
+		if u.Name.ValueString() == owner {
+			return
+		}
+	}
+	resp.Diagnostics.AddAttributeWarning(req.Path, "root_owner "+owner+" is not one of users",
+		"\""+owner+"\" is neither one of the workspace's users, nor root, nor numeric: only the image can have it, which "+
+			"cannot be checked before the container exists; the apply fails if the image has no such account. Add it to "+
+			"users, or use a numeric uid.")
 }

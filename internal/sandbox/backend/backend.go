@@ -111,8 +111,10 @@ type Backend interface {
 	// followed). An unknown group is an error naming it.
 	Chgrp(ctx context.Context, rel string, group string) error
 	// Chown changes the owner (a user name known to the workspace or a
-	// decimal uid) and the group (likewise) of rel; "" leaves that one
-	// alone. With tree, every directory and regular file below rel changes
+	// decimal uid) and the group (likewise) of rel. No owner leaves the
+	// owner alone; an owner with no group gives its primary group too, as
+	// `chown owner:` does (a uid no account has leaves the group alone).
+	// With tree, every directory and regular file below rel changes
 	// too, in one operation, never following a symlink nor entering another
 	// filesystem. An unknown user or group is an error naming it.
 	Chown(ctx context.Context, rel, owner, group string, tree bool) error

@@ -84,7 +84,7 @@ const (
 	OpMkdir      = "mkdir"      // arg: decimal fs.FileMode
 	OpChmod      = "chmod"      // arg: decimal fs.FileMode
 	OpChgrp      = "chgrp"      // arg: group name or decimal gid
-	OpChown      = "chown"      // arg: <owner>:<group>, names or decimal ids, either "" to leave it alone
+	OpChown      = "chown"      // arg: <owner>:<group>, names or decimal ids; "" owner leaves it alone, "" group with an owner is its primary group
 	OpChownTree  = "chowntree"  // as OpChown, for rel and every directory and file below it
 	OpHash       = "hash"       // Response.SHA256, Response.Size
 	OpWalk       = "walk"       // Response.Files

@@ -54,17 +54,20 @@ type driver interface {
 // are written (parse reads what follows "<kind>:", id is the whole id, for
 // messages; splitEntry, when set, splits an entry id whose workspace part
 // may itself hold slashes), which owners its files can have (checkOwner,
-// nil for any) and who owns a new root by default (rootOwner, nil for the
-// first of users, else root).
+// nil for any), who owns a new root by default (rootOwner, nil for the
+// first of users, else root) and whether an entry with no owner takes the
+// root's (entryOwnerDefault, nil for always).
 type kindForm struct {
-	parse      func(id, rest string) (Ref, error)
-	splitEntry func(id, rest string) (wsRest, rel string, err error)
-	checkOwner func(owner string) error
-	rootOwner  func(users []sandbox.User) string
+	parse             func(id, rest string) (Ref, error)
+	splitEntry        func(id, rest string) (wsRest, rel string, err error)
+	checkOwner        func(owner string) error
+	rootOwner         func(users []sandbox.User) string
+	entryOwnerDefault func() bool
 }
 
 var kindForms = map[string]kindForm{
-	local.Kind:      {parse: parseLocalID, splitEntry: splitLocalEntryID, checkOwner: local.CheckOwner, rootOwner: localRootOwner},
+	local.Kind: {parse: parseLocalID, splitEntry: splitLocalEntryID, checkOwner: local.CheckOwner, rootOwner: localRootOwner,
+		entryOwnerDefault: local.RunsAsRoot},
 	docker.Kind:     {parse: parseDockerID},
 	kubernetes.Kind: {parse: parseKubernetesID},
 }

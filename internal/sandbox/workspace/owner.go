@@ -53,6 +53,23 @@ func (w *Workspace) RootOwner(ctx context.Context, owner string) (string, error)
 	return SameOwner(owner, info.Owner, info.Uid), nil
 }
 
+// DefaultEntryOwner is the owner an entry with none configured takes: the
+// owner of the workspace root now (a name, or a decimal uid without one),
+// so that the user the root was given to owns what is put in it. It is ""
+// (no chown) in a local workspace of a provider not running as root, whose
+// files are that user's already and whose root may belong to someone it
+// cannot give files to. It only reads.
+func (w *Workspace) DefaultEntryOwner(ctx context.Context) (string, error) {
+	if f, ok := kindForms[w.Kind]; ok && f.entryOwnerDefault != nil && !f.entryOwnerDefault() {
+		return "", nil
+	}
+	info, err := w.Backend.Stat(ctx, ".")
+	if err != nil {
+		return "", fmt.Errorf("reading the owner of the workspace root %s: %w", w.Root, err)
+	}
+	return SameOwner("", info.Owner, info.Uid), nil
+}
+
 // SetRootOwner chowns the workspace root (not what is below it) to owner.
 func (w *Workspace) SetRootOwner(ctx context.Context, owner string) error {
 	if err := w.Backend.Chown(ctx, ".", owner, "", false); err != nil {

@@ -12,8 +12,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Chown changes the owner and the group of rel ("" leaves either alone):
-// names known to the system, or decimal ids. With tree, every directory and
+// Chown changes the owner and the group of rel: names known to the system,
+// or decimal ids. An owner with no group gives the owner's primary group
+// too, as `chown owner:` does (a uid no account has leaves the group
+// alone); no owner leaves the owner alone. With tree, every directory and
 // regular file below rel changes too; a symlink is never followed nor
 // changed, and a directory on another filesystem (a mount point) is never
 // entered. rel itself must not be a symlink. Giving a file to another user
@@ -27,6 +29,11 @@ func (b *Backend) Chown(ctx context.Context, rel, owner, group string, tree bool
 		}
 		if err := CheckOwner(owner); err != nil {
 			return fmt.Errorf("chown %s: %w", rel, err)
+		}
+	}
+	if owner != "" && group == "" {
+		if g, ok := primaryGid(owner); ok {
+			gid = g
 		}
 	}
 	if group != "" {

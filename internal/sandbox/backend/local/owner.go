@@ -19,6 +19,34 @@ func lookupUid(name string) (int, error) {
 	})
 }
 
+// primaryGid is the primary group of owner's account (a name, or a decimal
+// uid some account has), which `chown owner:` gives; ok is false for a uid
+// no account has, whose group is then left alone. "root" is 0 even without
+// a user database. A provider not running as root changes a group only to
+// its own (it could not give any other), so its files keep theirs.
+func primaryGid(owner string) (gid int, ok bool) {
+	u, err := user.Lookup(owner)
+	if err != nil {
+		if _, nerr := strconv.ParseUint(owner, 10, 31); nerr == nil {
+			u, err = user.LookupId(owner)
+		}
+	}
+	switch {
+	case err == nil:
+		if gid, err = strconv.Atoi(u.Gid); err != nil {
+			return -1, false
+		}
+	case owner == rootName || owner == "0":
+		gid = 0
+	default:
+		return -1, false
+	}
+	if geteuid() != 0 && gid != os.Getegid() {
+		return -1, false
+	}
+	return gid, true
+}
+
 // userName returns the name of uid, or its decimal form when unknown
 // ("root" for 0).
 func userName(uid int) string {
@@ -48,6 +76,18 @@ func CheckOwner(owner string) error {
 			"giving files to %s (uid %d) needs the provider to run as root", userName(euid), euid, owner, uid)
 	}
 	return nil
+}
+
+// RunsAsRoot reports whether this process can give files to any user. A
+// provider that cannot writes every file as its own user already, so an
+// entry with no owner is not chowned (see workspace.DefaultEntryOwner).
+func RunsAsRoot() bool { return geteuid() == 0 }
+
+// KnownUser reports whether name is a user of this machine (or a decimal
+// uid, or root). It only reads the user database.
+func KnownUser(name string) bool {
+	_, err := lookupUid(name)
+	return err == nil
 }
 
 // OwnUser is the name of the user this process runs as (its decimal uid

@@ -5,7 +5,9 @@ package local
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -80,5 +82,35 @@ func TestChownTree(t *testing.T) {
 	defer ActAsUIDForTests(65534)()
 	if err := b.Chown(ctx, "top", "root", "", true); err == nil || !strings.Contains(err.Error(), "needs the provider to run as root") {
 		t.Errorf("Chown to root as uid 65534: %v", err)
+	}
+}
+
+// An owner with no group gives the owner's primary group, as `chown
+// nobody:` does; the group `id` reports is the expected one.
+func TestChownOwnerOnlyGivesPrimaryGroup(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("giving files to another user needs root")
+	}
+	out, err := exec.Command("id", "-g", "nobody").Output()
+	if err != nil {
+		t.Fatalf("id -g nobody: %v", err)
+	}
+	want, err := strconv.Atoi(strings.TrimSpace(string(out)))
+	if err != nil || want == 0 {
+		t.Fatalf("id -g nobody gave %q", out)
+	}
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "f"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := New(root).Chown(context.Background(), "f", "nobody", "", false); err != nil {
+		t.Fatal(err)
+	}
+	var st syscall.Stat_t
+	if err := syscall.Lstat(filepath.Join(root, "f"), &st); err != nil {
+		t.Fatal(err)
+	}
+	if int(st.Gid) != want {
+		t.Errorf("gid %d after chown nobody, want nobody's primary group %d", st.Gid, want)
 	}
 }
