@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -129,6 +130,9 @@ func (r *exportResource) Create(ctx context.Context, req resource.CreateRequest,
 		resp.Diagnostics.AddAttributeError(path.Root("destination"), "Export failed", err.Error())
 		return
 	}
+	if len(res.Skipped) > 0 {
+		resp.Diagnostics.AddWarning("Exported files skipped", skippedNames(res.Skipped))
+	}
 	m.ID, m.Files = types.StringValue(newRunID()), digestMap(res.Files)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 	resp.Diagnostics.Append(setExportDirs(ctx, resp.Private, res.Dirs)...)
@@ -193,4 +197,21 @@ func (globValidator) ValidateString(_ context.Context, req validator.StringReque
 	if err := workspace.ValidGlob(req.ConfigValue.ValueString()); err != nil {
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid glob", err.Error())
 	}
+}
+
+// skippedNames says which matching files were left out, quoted so that a
+// control character in a name shows as an escape, never acts on a terminal.
+func skippedNames(names []string) string {
+	const show = 20
+	quoted := make([]string, 0, min(len(names), show))
+	for _, n := range names[:min(len(names), show)] {
+		quoted = append(quoted, strconv.Quote(n))
+	}
+	more := ""
+	if len(names) > show {
+		more = fmt.Sprintf(" and %d more", len(names)-show)
+	}
+	return fmt.Sprintf("%d file(s) matching paths were not exported: their names hold a backslash or a control "+
+		"character, which the host cannot take as they are: %s%s. Rename them in the workspace to export them.",
+		len(names), strings.Join(quoted, ", "), more)
 }

@@ -36,6 +36,10 @@ type ExportRequest struct {
 type ExportResult struct {
 	Files map[string]string
 	Dirs  []string
+	// Skipped lists the matching files left out because their names cannot
+	// be written on the host as they are (a backslash, a control
+	// character), for the caller to warn about.
+	Skipped []string
 }
 
 // Export copies every regular file of w matching req.Paths to the same
@@ -60,6 +64,7 @@ func (w *Workspace) Export(ctx context.Context, req ExportRequest) (ExportResult
 	if err != nil {
 		return res, err
 	}
+	tree, res.Skipped = splitHostUnsafe(tree)
 	if int64(len(tree)) > limits.MaxFiles {
 		return res, &sandbox.LimitError{Op: "export", Limit: "max_files", Value: limits.MaxFiles, Path: tree[limits.MaxFiles].Rel}
 	}
@@ -127,6 +132,21 @@ func (w *Workspace) exportTree(ctx context.Context, globs []string) ([]backend.T
 	}
 	slices.SortFunc(out, func(a, b backend.TreeFile) int { return strings.Compare(a.Rel, b.Rel) })
 	return out, nil
+}
+
+// splitHostUnsafe separates the files whose names a host cannot take as
+// they are: a backslash (a separator on Windows, refused by archives) or a
+// control character (a newline or a terminal escape in every listing of the
+// destination).
+func splitHostUnsafe(tree []backend.TreeFile) (safe []backend.TreeFile, skipped []string) {
+	for _, f := range tree {
+		if strings.ContainsFunc(f.Rel, func(r rune) bool { return r == '\\' || r < 0x20 || r == 0x7f }) {
+			skipped = append(skipped, f.Rel)
+			continue
+		}
+		safe = append(safe, f)
+	}
+	return safe, skipped
 }
 
 // walkRoots returns the directories to walk for globs: each glob's

@@ -293,3 +293,24 @@ func TestExportWalksOnlyWhatItsGlobsReach(t *testing.T) {
 		t.Fatalf("walked %v, want %v: junk/ must not be walked", walked, want)
 	}
 }
+
+// Names a host cannot take as they are (a backslash, a newline, a terminal
+// escape) are left out and listed; the rest of the export goes on.
+func TestExportSkipsHostUnsafeNames(t *testing.T) {
+	w, dest := exportFixture(t, map[string]string{
+		"out/ok.txt": "ok", "out/back\\slash.txt": "b", "out/new\nline.txt": "n", "out/\x1b]0;PWNED\x07.txt": "e",
+	})
+	res, err := w.Export(context.Background(), ExportRequest{Paths: []string{"out/**"}, Destination: dest})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := slices.Sorted(maps.Keys(res.Files)); !slices.Equal(got, []string{"out/ok.txt"}) {
+		t.Fatalf("exported %v, want only out/ok.txt", got)
+	}
+	if want := []string{"out/\x1b]0;PWNED\x07.txt", "out/back\\slash.txt", "out/new\nline.txt"}; !slices.Equal(res.Skipped, want) {
+		t.Fatalf("skipped %q, want %q", res.Skipped, want)
+	}
+	if got := dirEntries(t, dest); !slices.Equal(got, []string{"out", "out/ok.txt"}) {
+		t.Fatalf("destination holds %q", got)
+	}
+}
