@@ -31,8 +31,10 @@ func TestDockerBackend_chown(t *testing.T) {
 	if err := b.Chown(ctx, "t/g", "root", "", false); err != nil {
 		t.Fatal(err)
 	}
+	// An owner without a group gives the owner's primary group, as
+	// `chown root:` does.
 	info, err := b.Stat(ctx, "t/g")
-	if err != nil || info.Owner != "root" || info.Group != "team" || info.Uid != 0 {
+	if err != nil || info.Owner != "root" || info.Group != "root" || info.Uid != 0 || info.Gid != 0 {
 		t.Fatalf("Stat after chown: %+v %v", info, err)
 	}
 	files, err := b.WalkFiles(ctx, "t")
