@@ -56,6 +56,11 @@ type DockerSpec struct {
 	// bind-mounted (see docker.Spec.Grants). A missing host path fails the
 	// creation with a *MissingHostPathError.
 	Grants []sandbox.PathGrant
+	// Healthcheck is the container's health check (nil for none).
+	Healthcheck *Healthcheck
+	// WaitUntil is WaitStarted ("" too) or WaitHealthy, recorded on the
+	// container for import (the caller waits, with WaitHealthy).
+	WaitUntil string
 }
 
 // CreateDocker creates a container workspace with a new id: the image is
@@ -77,6 +82,7 @@ func (e *Engine) CreateDocker(ctx context.Context, spec DockerSpec) (*Workspace,
 		SecretEnvironment: spec.SecretEnvironment,
 		ExposedPorts:      spec.ExposedPorts, Users: spec.Users, Groups: spec.Groups, Volumes: spec.Volumes,
 		Isolation: spec.Isolation, Networking: spec.Networking, Grants: spec.Grants,
+		Healthcheck: spec.Healthcheck, WaitUntil: spec.WaitUntil,
 	})
 	if err != nil {
 		return nil, envSecrets(spec.SecretEnvironment).Error(err)
