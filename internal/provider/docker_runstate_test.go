@@ -130,24 +130,34 @@ func TestAccDockerWorkspace_runStatePaused(t *testing.T) {
 	testRunState(t, "paused", "paused", "unpause")
 }
 
-// A health check that passes only 3 s after its first run: the apply
-// returns once it passes (a command run right after the workspace is
-// created sees the check's condition true), and the container is healthy.
+// A health check that passes only 3 s after the container started: the
+// apply returns once it passes (a command run right after the workspace is
+// created sees the check's condition true), and the container is healthy;
+// so does an apply that starts the stopped container again.
 func TestAccDockerWorkspace_waitUntilHealthy(t *testing.T) {
 	env := newDockerEnv(t)
-	const ready = `test -e /tmp/t0 && [ $(( $(date +%s) - $(cat /tmp/t0) )) -ge 3 ]`
+	// Seconds since process 1 started: uptime minus its start in clock ticks.
+	const ready = `awk -v s=$(cut -d" " -f22 /proc/1/stat) '{ exit !($1 - s/100 >= 3) }' /proc/uptime`
 	cfg := env.configDocker(`
     healthcheck {
-      test     = ["CMD-SHELL", "test -e /tmp/t0 || date +%s > /tmp/t0; `+ready+`"]
+      test     = ["CMD-SHELL", `+hclString(ready)+`]
       interval = "300ms"
       timeout  = "5s"
       retries  = 50
     }`, `wait_until = "healthy"`, `
 resource "sandbox_command" "probe" {
   workspace_id = sandbox_workspace.ws.id
-  shell        = "if `+ready+`; then echo ready; else echo early; fi > seen.txt"
+  shell        = `+hclString("if "+ready+"; then echo ready; else echo early; fi > seen.txt")+`
 }
 `)
+	var cid string
+	isHealthy := func(s *terraform.State) error {
+		cid = env.container(s)
+		if got := dockerCLI(t, "inspect", "-f", "{{.State.Health.Status}}", cid); got != "healthy" {
+			return fmt.Errorf("health status %q, want healthy", got)
+		}
+		return nil
+	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6Factories,
 		CheckDestroy:             env.checkGone,
@@ -156,14 +166,19 @@ resource "sandbox_command" "probe" {
 				Config: cfg,
 				Check: resource.ComposeTestCheckFunc(
 					env.expectSh("cat /workspace/seen.txt", "ready"),
-					func(s *terraform.State) error {
-						if got := dockerCLI(t, "inspect", "-f", "{{.State.Health.Status}}", env.container(s)); got != "healthy" {
-							return fmt.Errorf("health status %q, want healthy", got)
-						}
-						return nil
-					},
+					isHealthy,
 					resource.TestCheckResourceAttr("sandbox_workspace.ws", "docker.healthcheck.interval", "300ms"),
 				),
+			},
+			{
+				// Stopped out of band: the apply starts it and returns once
+				// it is healthy again.
+				PreConfig: func() { dockerCLI(t, "stop", "-t", "0", cid) },
+				Config:    cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					expectRunStateDrift{from: "stopped", to: "running"},
+				}},
+				Check: isHealthy,
 			},
 			{
 				ResourceName:            "sandbox_workspace.ws",
