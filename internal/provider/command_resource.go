@@ -142,6 +142,15 @@ func (r *commandResource) Create(ctx context.Context, req resource.CreateRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	// A stopped or paused workspace is brought up for the run and put
+	// back afterwards (see run_state).
+	if ws, err := r.eng.Open(ctx, m.WorkspaceID.ValueString()); err == nil {
+		done, ok := wakeForEntry(ctx, r.eng, ws, &resp.Diagnostics)
+		if !ok {
+			return
+		}
+		defer done()
+	}
 	resp.Diagnostics.Append(m.run(ctx, r.eng, secretEnv, true)...)
 	if resp.Diagnostics.HasError() {
 		return

@@ -60,8 +60,9 @@ func (c expectRunStateDrift) CheckPlan(_ context.Context, req plancheck.CheckPla
 
 // testRunState: a workspace declared stopped (or paused) is so after
 // create; an out-of-band start shows as drift that the apply undoes in
-// place; a file added while it is declared so is written, and the
-// container is put back afterwards; import reads the state back.
+// place; a file added and a command run while it is declared so are
+// written and run, and the container is put back afterwards; import reads
+// the state back.
 func testRunState(t *testing.T, state, dockerStatus, undo string) {
 	env := newDockerEnv(t)
 	cfg := env.config(fmt.Sprintf(`run_state = %q`, state), "")
@@ -70,6 +71,10 @@ resource "sandbox_file" "f" {
   workspace_id = sandbox_workspace.ws.id
   path         = "while.txt"
   content      = "written while ` + state + `\n"
+}
+resource "sandbox_command" "c" {
+  workspace_id = sandbox_workspace.ws.id
+  shell        = "echo ran while ` + state + ` > ran.txt"
 }
 `
 	var cid string
@@ -105,6 +110,9 @@ resource "sandbox_file" "f" {
 					got, err := copyOut(cid, "/workspace/while.txt")
 					if err != nil || got != "written while "+state+"\n" {
 						return fmt.Errorf("while.txt read back: %q, %w", got, err)
+					}
+					if got, err := copyOut(cid, "/workspace/ran.txt"); err != nil || got != "ran while "+state+"\n" {
+						return fmt.Errorf("ran.txt read back: %q, %w", got, err)
 					}
 					return nil
 				}),

@@ -31,7 +31,7 @@ func runStateAttribute() schema.StringAttribute {
 		Computed: true,
 		Default:  stringdefault.StaticString(workspace.RunRunning),
 		MarkdownDescription: "Declared run state: `\"running\"` (default), `\"stopped\"` or `\"paused\"`. Refresh reads the " +
-			"observed state; the apply puts it back in place. Entry writes bring a stopped or paused workspace up and put it " +
+			"observed state; the apply puts it back in place. Entry writes and commands bring a stopped or paused workspace up and put it " +
 			"back. Docker only (`\"stopped\"` not with `docker.disk`): refused at plan time on `local` and `kubernetes`. " +
 			"[Details](#run-state-and-readiness).",
 		Validators: []validator.String{stringvalidator.OneOf(workspace.RunRunning, workspace.RunStopped, workspace.RunPaused)},
