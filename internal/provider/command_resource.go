@@ -163,6 +163,15 @@ func (r *commandResource) Create(ctx context.Context, req resource.CreateRequest
 	ctx, cancel, timer := startOp(ctx, m.Timeouts, opCreate, def+commandCreateSlack, &resp.Diagnostics)
 	defer cancel()
 	defer timer.finish("The command", &resp.Diagnostics)
+	// A stopped or paused workspace is brought up for the run and put
+	// back afterwards (see run_state).
+	if ws, err := r.eng.Open(ctx, m.WorkspaceID.ValueString()); err == nil {
+		done, ok := wakeForEntry(ctx, r.eng, ws, &resp.Diagnostics)
+		if !ok {
+			return
+		}
+		defer done()
+	}
 	resp.Diagnostics.Append(m.run(ctx, r.eng, secretEnv, true)...)
 	if resp.Diagnostics.HasError() {
 		return

@@ -253,6 +253,11 @@ func (r *entryResource[M, P]) save(ctx context.Context, plan tfsdk.Plan, config 
 		addEngineAttributeError(diags, path.Root("workspace_id"), "Cannot open workspace "+e.WorkspaceID.ValueString(), err)
 		return
 	}
+	done, ok := wakeForEntry(ctx, r.eng, a.ws, diags)
+	if !ok {
+		return
+	}
+	defer done()
 	if applyDefaultOwner(ctx, a.ws, e, a.cfg.common(), private, diags); diags.HasError() {
 		return
 	}
@@ -377,6 +382,13 @@ func (r *entryResource[M, P]) Delete(ctx context.Context, req resource.DeleteReq
 		return
 	}
 	warning := ""
+	if err == nil {
+		done, ok := wakeForEntry(ctx, r.eng, ws, &resp.Diagnostics)
+		if !ok {
+			return
+		}
+		defer done()
+	}
 	if err == nil && takenFor(ctx, req.Private, e.WorkspaceID.ValueString(), rel) != nil {
 		// Its path was taken in the workspace (the plan said what this
 		// removes): clear what stands there now, unless the entry is back.

@@ -58,6 +58,9 @@ type workspaceModel struct {
 	ExpiresAt types.String `tfsdk:"expires_at"`
 	// Timeouts is in workspace_timeouts.go.
 	Timeouts timeouts.Value `tfsdk:"timeouts"`
+	// RunState and WaitUntil are in workspace_resource_runstate.go.
+	RunState  types.String `tfsdk:"run_state"`
+	WaitUntil types.String `tfsdk:"wait_until"`
 }
 
 var endpointAttrTypes = map[string]attr.Type{
@@ -88,6 +91,7 @@ func (r *workspaceResource) ValidateConfig(ctx context.Context, req resource.Val
 				"or `docker { image = \"...\" }` for a container.")
 	case 1:
 		set[0].validate(ctx, m, req.Config, &resp.Diagnostics)
+		validateRunState(ctx, m, set[0].name(), &resp.Diagnostics)
 	default:
 		resp.Diagnostics.AddAttributeError(path.Root(set[1].name()), "Conflicting backend blocks",
 			"a workspace has exactly one backend: write one of "+kindBlockNames()+", not several.")
@@ -96,7 +100,7 @@ func (r *workspaceResource) ValidateConfig(ctx context.Context, req resource.Val
 	validateExpiry(ctx, m, req.Config, &resp.Diagnostics)
 }
 
-// ModifyPlan plans the start of a stopped container and lets the kind
+// ModifyPlan plans the declared run state and lets the kind
 // check the planned workspace against what exists. It only reads.
 func (r *workspaceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() || r.eng == nil {
@@ -110,31 +114,13 @@ func (r *workspaceResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	expired := !req.State.Raw.IsNull() && planExpired(ctx, req, resp)
 	if !expired && !req.State.Raw.IsNull() && !plan.ID.IsUnknown() {
 		paused, _ := req.Private.GetKey(ctx, privatePausedKey)
-		planRestart(ctx, req, resp, string(paused) == "true")
+		planRunState(ctx, req, resp, string(paused) == "true")
 	}
 	if k := kindOf(&plan); k != nil {
 		k.modifyPlan(ctx, r.eng, req, resp, plan)
 	}
 	planRestore(ctx, r.eng, req, resp, plan)
 	planKeepsEndpoints(ctx, req, resp)
-}
-
-// planRestart plans a stopped container's start: running becomes true, and
-// started_at and endpoints (the host ports) are known only after it. A
-// paused container is unpaused: it keeps its start time and ports.
-func planRestart(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, paused bool) {
-	var running types.Bool
-	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("running"), &running)...)
-	if running.IsNull() || running.IsUnknown() || running.ValueBool() {
-		return
-	}
-	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("running"), true)...)
-	if paused {
-		return
-	}
-	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("started_at"), types.StringUnknown())...)
-	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("endpoints"),
-		types.ListUnknown(types.ObjectType{AttrTypes: endpointAttrTypes}))...)
 }
 
 // ports returns the configured exposed ports without duplicates, in order.
@@ -216,6 +202,9 @@ func (r *workspaceResource) Create(ctx context.Context, req resource.CreateReque
 	if !r.restoreWorkspace(ctx, w, m, req.Config, &resp.Diagnostics) {
 		return // the workspace was destroyed again
 	}
+	if !r.waitReady(ctx, w, m, &resp.Diagnostics) {
+		return // never ready: destroyed again
+	}
 	m.ID = types.StringValue(w.ID)
 	m.Root = types.StringValue(w.Root)
 	m.ContainerID = containerID(w)
@@ -232,6 +221,7 @@ func (r *workspaceResource) Create(ctx context.Context, req resource.CreateReque
 	// A root owner that cannot be set still records the workspace, so the
 	// failed apply leaves it tainted in state rather than untracked.
 	applyRootOwner(ctx, w, &m, nil, &resp.Diagnostics)
+	settle(ctx, r.eng, w, &m, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
@@ -268,6 +258,7 @@ func (r *workspaceResource) Read(ctx context.Context, req resource.ReadRequest, 
 	m.ContainerID = containerID(w)
 	setRunState(w, &m)
 	setExpiry(w, &m)
+	observeRunState(ctx, r.eng, w, &m)
 	if k := kindNamed(w.Kind); k != nil {
 		if k.observe(ctx, r.eng, w, &m, &resp.Diagnostics); resp.Diagnostics.HasError() {
 			return
@@ -314,8 +305,7 @@ func (r *workspaceResource) Update(ctx context.Context, req resource.UpdateReque
 		addEngineError(&resp.Diagnostics, "Opening the workspace failed", err)
 		return
 	}
-	if err := r.eng.Start(ctx, w); err != nil {
-		addEngineError(&resp.Diagnostics, "Starting the workspace's container failed", err)
+	if bringUp(ctx, r.eng, w, m, &resp.Diagnostics); resp.Diagnostics.HasError() {
 		return
 	}
 	if k := kindOf(&m); k != nil {
@@ -333,11 +323,17 @@ func (r *workspaceResource) Update(ctx context.Context, req resource.UpdateReque
 		return
 	}
 	m.ID = types.StringValue(w.ID)
-	setRunState(w, &m)
-	if err := r.endpoints(ctx, w, &m); err != nil {
+	if m.RunState.ValueString() == workspace.RunStopped {
+		// A stopped container has no port bindings: the endpoints stay
+		// as last known.
+		if m.Endpoints.IsUnknown() {
+			m.Endpoints = prior.Endpoints
+		}
+	} else if err := r.endpoints(ctx, w, &m); err != nil {
 		addEngineError(&resp.Diagnostics, "Computing endpoints failed", err)
 		return
 	}
+	settle(ctx, r.eng, w, &m, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 

@@ -24,6 +24,7 @@ type dockerModel struct {
 	FUSE        types.Bool   `tfsdk:"fuse"`
 	Volumes     types.List   `tfsdk:"volumes"`
 	Restart     types.String `tfsdk:"restart_policy"`
+	Healthcheck types.Object `tfsdk:"healthcheck"`
 	isolationModel
 	networkingModel
 }
@@ -33,6 +34,7 @@ var dockerAttrTypes = withNetworkingTypes(withIsolationTypes(map[string]attr.Typ
 	"labels": types.MapType{ElemType: types.StringType}, "fuse": types.BoolType,
 	"volumes":        types.ListType{ElemType: types.ObjectType{AttrTypes: volumeAttrTypes}},
 	"restart_policy": types.StringType,
+	"healthcheck":    types.ObjectType{AttrTypes: healthcheckAttrTypes},
 }))
 
 // reservedLabels are set by the provider on every workspace container.
@@ -86,6 +88,8 @@ func dockerSpec(ctx context.Context, m workspaceModel, diags *diag.Diagnostics) 
 		FUSE: d.FUSE.ValueBool(), Root: m.Root.ValueString(), ExposedPorts: ports(m), RestartPolicy: d.Restart.ValueString(),
 	}
 	diags.Append(d.Labels.ElementsAs(ctx, &spec.Labels, false)...)
+	spec.Healthcheck = healthcheckOf(ctx, d.Healthcheck, diags)
+	spec.WaitUntil = m.WaitUntil.ValueString()
 	spec.Isolation, _ = d.isolation(ctx, diags)
 	spec.Networking, _ = d.networking(ctx, diags)
 	spec.Grants, _, _ = workspaceGrants(ctx, m.ExtraPathGrants, diags)
@@ -164,6 +168,7 @@ func dockerObject(info workspace.DockerInfo, root string) types.Object {
 		"image": types.StringValue(info.Image), "pull_policy": types.StringNull(), "network_mode": nm,
 		"labels": labels, "fuse": fuse, "volumes": volumesList(info.Volumes, root),
 		"restart_policy": types.StringValue(info.RestartPolicy),
+		"healthcheck":    healthcheckObject(info.Healthcheck),
 	})
 	return types.ObjectValueMust(dockerAttrTypes, vals)
 }

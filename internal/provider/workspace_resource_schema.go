@@ -102,12 +102,14 @@ func (r *workspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 			"`sandbox_local_dir`, ...) fill. Exactly one backend block: `local {}` (a host directory), `docker { ... }` " +
 			"(a container, the Python SDK's Docker backend) or `kubernetes { ... }` (a pod). The workspace is found from its " +
 			"`id` alone, from any working directory or machine that sees the same directory, Docker daemon or cluster. A vanished directory or a removed container " +
-			"plans the workspace's re-creation; a stopped container shows as `running = false` and the apply starts it. " +
+			"plans the workspace's re-creation; a container stopped or paused against its `run_state` is put back by the apply. " +
 			"Import ID: the workspace `id`, the UUID of a docker workspace, or the absolute root of a local workspace " +
 			"(which must carry the workspace marker). An imported local workspace is kept on destroy until an apply " +
 			"records `keep_on_destroy` from the configuration.",
 		Attributes: map[string]schema.Attribute{
 			"restore_from":      restoreFromAttribute(),
+			"run_state":         runStateAttribute(),
+			"wait_until":        waitUntilAttribute(),
 			"extra_path_grants": grantsAttribute(),
 			"id": schema.StringAttribute{
 				Computed: true,
@@ -118,7 +120,7 @@ func (r *workspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 			"running": schema.BoolAttribute{
 				Computed: true,
 				MarkdownDescription: "Whether the workspace runs: `false` when its container is stopped or paused, which the " +
-					"next apply undoes (an in-place update that starts it). Always `true` for a local workspace.",
+					"next apply undoes (in place) unless `run_state` declares it. Always `true` for a local workspace.",
 				PlanModifiers: []planmodifier.Bool{boolplanmodifier.UseStateForUnknown()},
 			},
 			"started_at": schema.StringAttribute{
@@ -276,6 +278,7 @@ func dockerBlockSchema() schema.SingleNestedBlock {
 			},
 		},
 	}
+	b.Blocks = map[string]schema.Block{"healthcheck": healthcheckBlock()}
 	maps.Copy(b.Attributes, isolationAttributes())
 	maps.Copy(b.Attributes, networkingAttributes())
 	return b

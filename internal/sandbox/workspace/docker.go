@@ -59,6 +59,11 @@ type DockerSpec struct {
 	// Expiry stops (or removes) the container at its deadline (see
 	// docker.Spec.Expiry).
 	Expiry sandbox.Expiry
+	// Healthcheck is the container's health check (nil for none).
+	Healthcheck *Healthcheck
+	// WaitUntil is WaitStarted ("" too) or WaitHealthy, recorded on the
+	// container for import (the caller waits, with WaitHealthy).
+	WaitUntil string
 }
 
 // CreateDocker creates a container workspace with a new id: the image is
@@ -80,6 +85,7 @@ func (e *Engine) CreateDocker(ctx context.Context, spec DockerSpec) (*Workspace,
 		SecretEnvironment: spec.SecretEnvironment,
 		ExposedPorts:      spec.ExposedPorts, Users: spec.Users, Groups: spec.Groups, Volumes: spec.Volumes,
 		Isolation: spec.Isolation, Networking: spec.Networking, Grants: spec.Grants, Expiry: spec.Expiry,
+		Healthcheck: spec.Healthcheck, WaitUntil: spec.WaitUntil,
 	})
 	if err != nil {
 		return nil, envSecrets(spec.SecretEnvironment).Error(err)

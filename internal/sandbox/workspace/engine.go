@@ -56,6 +56,8 @@ type Engine struct {
 	// snapshot or restore takes out of a workspace (max_bytes, max_files);
 	// the zero value means sandbox.DefaultMaxBytes and DefaultMaxFiles.
 	OutputLimits sandbox.OutputLimits
+	// wakes count the changes that woke a stopped workspace (see Wake).
+	wakes wakes
 }
 
 // New returns an engine for cfg. Nothing is touched on disk and no daemon

@@ -85,6 +85,12 @@ type Spec struct {
 	// Expiry, when set, stops the container at its deadline by itself
 	// and, with on_expiry "remove", has the daemon remove it (expiry.go).
 	Expiry sandbox.Expiry
+	// Healthcheck is the container's health check (nil: none given, the
+	// image's own applies); it and WaitUntil are recorded in LabelSpec.
+	Healthcheck *Healthcheck
+	// WaitUntil is the workspace's wait_until ("started" or "healthy"),
+	// recorded so that an import reads it back; Create does not wait.
+	WaitUntil string
 
 	// helperDigest names the file helper volume mounted read-only at
 	// fshelper.HelperDir (see helpervolume.go); "" mounts none.
@@ -253,11 +259,12 @@ func containerConfig(s Spec) (*container.Config, *container.HostConfig) {
 	}
 	sort.Strings(env)
 	cfg := &container.Config{
-		Image:      s.Image,
-		Entrypoint: []string{"tail"},
-		Cmd:        []string{"-f", "/dev/null"},
-		Env:        env,
-		Labels:     labels,
+		Image:       s.Image,
+		Entrypoint:  []string{"tail"},
+		Cmd:         []string{"-f", "/dev/null"},
+		Env:         env,
+		Labels:      labels,
+		Healthcheck: s.Healthcheck.config(),
 	}
 	hc := &container.HostConfig{}
 	if s.RestartPolicy != "" {

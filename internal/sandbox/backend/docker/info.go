@@ -46,6 +46,13 @@ type Info struct {
 	// its bind mount is on the container, then bind mounts it did not
 	// record.
 	Grants []sandbox.PathGrant
+	// Healthcheck is the health check given at creation (nil when none
+	// was, even if the image has one); WaitUntil the workspace's
+	// wait_until then ("" when not recorded).
+	Healthcheck *Healthcheck
+	WaitUntil   string
+	// ownHealthcheck is LabelSpec's record that a health check was given.
+	ownHealthcheck bool
 }
 
 // Describe reads Info from the daemon.
@@ -81,6 +88,9 @@ func (b *Backend) Describe(ctx context.Context) (Info, error) {
 		if raw, ok := c.Config.Labels[LabelSpec]; ok {
 			readSpecLabel(raw, c.Config.Env, &info)
 		}
+	}
+	if c.Config != nil && info.ownHealthcheck {
+		info.Healthcheck = healthcheckOf(c.Config.Healthcheck)
 	}
 	primary := primaryNetwork(c)
 	info.Networking = readNetworking(c, primary)

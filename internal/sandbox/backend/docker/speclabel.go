@@ -36,6 +36,11 @@ type specLabel struct {
 	PrimaryNetwork bool `json:"primary_network,omitempty"`
 	// Grants are Spec.Grants, descriptions included.
 	Grants []sandbox.PathGrant `json:"extra_path_grants,omitempty"`
+	// Healthcheck says that the container's health check was given at
+	// creation (not inherited from the image).
+	Healthcheck bool `json:"healthcheck,omitempty"`
+	// WaitUntil is Spec.WaitUntil.
+	WaitUntil string `json:"wait_until,omitempty"`
 }
 
 type specVolume struct {
@@ -74,6 +79,8 @@ func specLabelOf(s Spec) string {
 	}
 	l.PrimaryNetwork = s.NetworkMode == "" && len(s.Networking.Networks) > 0
 	l.Grants = s.Grants
+	l.Healthcheck = s.Healthcheck != nil
+	l.WaitUntil = s.WaitUntil
 	b, _ := json.Marshal(l)
 	return string(b)
 }
@@ -96,6 +103,8 @@ func readSpecLabel(raw string, env []string, info *Info) {
 	info.namedRuntime = l.Runtime
 	info.ExposedPorts = l.ExposedPorts
 	info.Grants = l.Grants
+	info.WaitUntil = l.WaitUntil
+	info.ownHealthcheck = l.Healthcheck
 	for _, u := range l.Users {
 		info.Users = append(info.Users, sandbox.User{Name: u})
 	}
