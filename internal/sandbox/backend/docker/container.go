@@ -302,34 +302,6 @@ func tcpPort(p int) network.Port {
 	return port
 }
 
-// ensureImage applies the pull policy. Errors reported inside the pull
-// stream (unknown tag, denied access) are returned, not dropped.
-func (d *Daemon) ensureImage(ctx context.Context, image, policy string) error {
-	cli, err := d.api()
-	if err != nil {
-		return err
-	}
-	if policy != PullAlways {
-		_, err := cli.ImageInspect(ctx, image)
-		switch {
-		case err == nil:
-			return nil
-		case !cerrdefs.IsNotFound(err):
-			return fmt.Errorf("inspecting image %s: %w", image, err)
-		case policy == PullNever:
-			return fmt.Errorf("image %s is not present on the Docker daemon and pull_policy is %q", image, PullNever)
-		}
-	}
-	resp, err := cli.ImagePull(ctx, image, client.ImagePullOptions{})
-	if err != nil {
-		return fmt.Errorf("pulling image %s: %w", image, err)
-	}
-	if err := resp.Wait(ctx); err != nil {
-		return fmt.Errorf("pulling image %s: %w", image, err)
-	}
-	return nil
-}
-
 // Remove force-removes the container and the anonymous volumes created
 // with it; the named volumes of Spec.Volumes stay. A container that is
 // already gone is not an error.

@@ -1,10 +1,14 @@
 package kubernetes
 
 import (
+	"errors"
 	"fmt"
+	"path"
 	"sort"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
@@ -80,4 +84,86 @@ func CheckLookup(ns, podName string, labels map[string]string) error {
 		}
 	}
 	return checkLabels("labels", labels, false)
+}
+
+// Validate checks s without contacting the cluster.
+func (s Spec) Validate() error {
+	switch {
+	case s.Image == "":
+		return fieldErr("image", errors.New("image must be set"))
+	case s.Namespace == "":
+		return fieldErr("namespace", errors.New("namespace must be set"))
+	case !path.IsAbs(s.Root) || path.Clean(s.Root) != s.Root:
+		return fieldErr("root", fmt.Errorf("root %q must be an absolute, clean POSIX path", s.Root))
+	}
+	switch s.ImagePullPolicy {
+	case "", string(corev1.PullAlways), string(corev1.PullIfNotPresent), string(corev1.PullNever):
+	default:
+		return fieldErr("image_pull_policy", fmt.Errorf("image_pull_policy %q must be Always, IfNotPresent or Never", s.ImagePullPolicy))
+	}
+	if errs := validation.IsDNS1123Label(s.Namespace); len(errs) > 0 {
+		return fieldErr("namespace", fmt.Errorf("namespace %q is not a namespace name: %s", s.Namespace, strings.Join(errs, "; ")))
+	}
+	if err := s.validateMeta(); err != nil {
+		return err
+	}
+	req, err := resourceList(s.Requests)
+	if err != nil {
+		return fieldErr("resources", fmt.Errorf("requests: %w", err))
+	}
+	lim, err := resourceList(s.Limits)
+	if err != nil {
+		return fieldErr("resources", fmt.Errorf("limits: %w", err))
+	}
+	for name, q := range req {
+		if l, ok := lim[name]; ok && q.Cmp(l) > 0 {
+			return fieldErr("resources", fmt.Errorf("requests: %s = %q is more than its limit %q", name, s.Requests[string(name)], s.Limits[string(name)]))
+		}
+	}
+	for _, p := range s.ExposedPorts {
+		if p < 1 || p > 65535 {
+			return fieldErr("exposed_ports", fmt.Errorf("exposed port %d is outside 1-65535", p))
+		}
+	}
+	return nil
+}
+
+// FieldError is a Validate error about one setting: Field names it as the
+// kubernetes block does ("namespace", "resources", ...), or "root" and
+// "exposed_ports" of the workspace.
+type FieldError struct {
+	Field string
+	Err   error
+}
+
+func (e *FieldError) Error() string { return e.Err.Error() }
+func (e *FieldError) Unwrap() error { return e.Err }
+
+func fieldErr(field string, err error) error { return &FieldError{Field: field, Err: err} }
+
+func resourceList(m map[string]string) (corev1.ResourceList, error) {
+	if len(m) == 0 {
+		return nil, nil
+	}
+	out := corev1.ResourceList{}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys) // the first bad one, the same on every run
+	for _, k := range keys {
+		v := m[k]
+		q, err := resource.ParseQuantity(v)
+		if err != nil {
+			return nil, fmt.Errorf("%s = %q is not a Kubernetes quantity (such as \"250m\" or \"1Gi\")", k, v)
+		}
+		if q.Sign() < 0 {
+			return nil, fmt.Errorf("%s = %q is negative", k, v)
+		}
+		if err := checkResourceName(k); err != nil {
+			return nil, err
+		}
+		out[corev1.ResourceName(k)] = q
+	}
+	return out, nil
 }
