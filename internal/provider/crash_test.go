@@ -200,11 +200,14 @@ func (c *cliRun) killWhen(dir string, min int64, kill func(pid int) int) string 
 			if n := kill(cmd.Process.Pid); n == 0 {
 				c.t.Fatal("no process to kill")
 			}
-			if err := <-done; err == nil {
-				c.t.Fatalf("apply succeeded although its provider was killed:\n%s", out.String())
+			err := <-done
+			if _, lerr := os.Lstat(filepath.Join(dir, name)); lerr != nil {
+				// Renamed just before the kill (the apply may even have
+				// finished first): the moment was missed, try again.
+				return ""
 			}
-			if _, err := os.Lstat(filepath.Join(dir, name)); err != nil {
-				return "" // renamed just before the kill
+			if err == nil {
+				c.t.Fatalf("apply succeeded although its provider was killed, leaving %s:\n%s", name, out.String())
 			}
 			return name
 		}

@@ -85,8 +85,12 @@ func TestAccDockerWorkspace_lifecycle(t *testing.T) {
 				Check: resource.ComposeTestCheckFunc(
 					func(s *terraform.State) error { firstContainer = env.container(s); return nil },
 					env.expectSh("id -nG agent; id -nG reviewer; echo $GREETING", "agent team\nreviewer team\nhello"),
-					env.expectSh("cd /workspace && stat -c '%a %G %n' data data/hello.txt www www/index.html skills skills/a.md skills/tools/run.sh skills/tools/notes.txt",
-						"770 team data\n640 team data/hello.txt\n755 root www\n644 root www/index.html\n750 root skills\n644 root skills/a.md\n644 root skills/tools/run.sh\n644 root skills/tools/notes.txt"), // copied files 0644, as the Python SDK
+					// Entries without owner or group take the root's owner (the
+					// first user) and its primary group; the parent made for
+					// www/index.html stays root's. Copied files 0644, as the
+					// Python SDK.
+					env.expectSh("cd /workspace && stat -c '%a %U:%G %n' data data/hello.txt www www/index.html skills skills/a.md skills/tools/run.sh skills/tools/notes.txt",
+						"770 agent:team data\n640 agent:team data/hello.txt\n755 root:root www\n644 agent:agent www/index.html\n750 agent:agent skills\n644 agent:agent skills/a.md\n644 agent:agent skills/tools/run.sh\n644 agent:agent skills/tools/notes.txt"),
 					env.expectSh("cat /workspace/data/hello.txt /workspace/skills/tools/run.sh", "hi from terraform\n#!/bin/sh\necho run"),
 					resource.TestCheckResourceAttr("sandbox_workspace.ws", "endpoints.0.port", "8080"),
 					resource.TestCheckResourceAttr("sandbox_workspace.ws", "endpoints.0.host", "127.0.0.1"),
@@ -127,7 +131,7 @@ echo changed > skills/a.md && rm skills/tools/notes.txt && echo extra > skills/e
 				}},
 				Check: resource.ComposeTestCheckFunc(
 					env.expectSh("cd /workspace && cat data/hello.txt && stat -c '%a %G' data data/hello.txt www/index.html && ls -R skills | tr '\\n' ' '",
-						"hi from terraform\n770 team\n640 team\n644 root\nskills: a.md tools  skills/tools: notes.txt run.sh"),
+						"hi from terraform\n770 team\n640 team\n644 agent\nskills: a.md tools  skills/tools: notes.txt run.sh"),
 					env.expectSh("cat /workspace/skills/a.md /workspace/skills/tools/notes.txt", "alpha\nnotes"),
 				),
 			},

@@ -80,7 +80,8 @@ resource "sandbox_local_dir" "d" {
 }
 
 // TestAccLocalDir_readablePlans: a 2,000-file sandbox_local_dir plans in at
-// most 30 lines (counts, bytes, tree digest; no per-file map), an edited
+// most 32 lines (counts, bytes, tree digest, the owner it takes from the
+// workspace root; no per-file map), an edited
 // source file plans in at most 30 lines naming it, drift in the workspace
 // (a file edited, a mode changed, a file added) plans naming each and is
 // repaired by the apply, and record_files still gives every per-file
@@ -95,7 +96,7 @@ func TestAccLocalDir_readablePlans(t *testing.T) {
 
 	out := c.run("plan-create.log", "plan", "-input=false", "-no-color")
 	block := planBlock(t, out, "sandbox_local_dir.d")
-	expectPlanLines(t, block, 30, fmt.Sprintf("= %d", readableDirFiles), "+ tree_sha256")
+	expectPlanLines(t, block, 32, fmt.Sprintf("= %d", readableDirFiles), "+ tree_sha256", `+ owner`)
 	for _, line := range block {
 		if strings.Contains(line, "f0001.txt") || strings.Contains(line, " files ") || strings.Contains(line, "file_permissions") {
 			t.Errorf("the creation plan lists files: %q", line)
