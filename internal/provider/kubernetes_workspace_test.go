@@ -186,8 +186,10 @@ func TestAccKubernetesWorkspace_entriesCommandsService(t *testing.T) {
 			{
 				Config: cfg,
 				Check: resource.ComposeTestCheckFunc(
+					// An owner without a group gives its primary group; an entry
+					// with neither takes the root's owner (agent).
 					env.expectSh("cd /workspace && stat -c '%a %U %G %n' src src/config.json tree/a.txt tree/sub/b.sh data/blob.bin",
-						"750 agent team src\n640 agent root src/config.json\n644 agent root tree/a.txt\n644 agent root tree/sub/b.sh\n755 root root data/blob.bin"),
+						"750 agent team src\n640 agent agent src/config.json\n644 agent agent tree/a.txt\n644 agent agent tree/sub/b.sh\n755 agent agent data/blob.bin"),
 					env.expectSh("stat -c '%a %U' /workspace", "755 agent"),
 					env.expectSh("cd /workspace && cat src/config.json && od -An -tx1 data/blob.bin | tr -d ' ' && cat repo/docs/guide.md",
 						"{\"answer\": 42}\n0001020304\nguide v2"),
