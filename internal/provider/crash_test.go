@@ -197,14 +197,15 @@ func (c *cliRun) killWhen(dir string, min int64, kill func(pid int) int) string 
 		default:
 		}
 		if name := tempOfSize(dir, min); name != "" {
-			if n := kill(cmd.Process.Pid); n == 0 {
-				c.t.Fatal("no process to kill")
-			}
+			killed := kill(cmd.Process.Pid)
 			err := <-done
 			if _, lerr := os.Lstat(filepath.Join(dir, name)); lerr != nil {
 				// Renamed just before the kill (the apply may even have
 				// finished first): the moment was missed, try again.
 				return ""
+			}
+			if killed == 0 {
+				c.t.Fatalf("no provider process to kill, and %s was left behind:\n%s", name, out.String())
 			}
 			if err == nil {
 				c.t.Fatalf("apply succeeded although its provider was killed, leaving %s:\n%s", name, out.String())

@@ -107,6 +107,12 @@ func (d *Daemon) run(ctx context.Context, containerID string, spec execSpec) (sa
 		}
 		if !ins.Running {
 			res.ExitCode = ins.ExitCode
+			if res.ExitCode == 126 && d.stoppedMeanwhile(ctx, containerID) {
+				// The container stopped between the exec's creation and
+				// its start (the runtime refused with 126): the same
+				// ErrStopped as a refused creation.
+				return res, fmt.Errorf("exec %s in container %s: %w", spec.argv[0], short(containerID), backend.ErrStopped)
+			}
 			return res, backend.CheckOutput(stdout, stderr)
 		}
 		if i > 100 {
@@ -114,6 +120,17 @@ func (d *Daemon) run(ctx context.Context, containerID string, spec execSpec) (sa
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// stoppedMeanwhile reports whether the daemon shows the container stopped
+// or paused now.
+func (d *Daemon) stoppedMeanwhile(ctx context.Context, containerID string) bool {
+	cli, err := d.api()
+	if err != nil {
+		return false
+	}
+	info, err := cli.ContainerInspect(ctx, containerID, client.ContainerInspectOptions{})
+	return err == nil && info.Container.State != nil && (!info.Container.State.Running || info.Container.State.Paused)
 }
 
 func isBrokenPipe(err error) bool {
