@@ -53,14 +53,15 @@ type killMoment struct {
 }
 
 // crashTarget is a workspace kind for testKilledWrite: its block, where
-// its root is seen from the host once created, and what to kill (the
-// provider, which terraform started as pid, and any process of the
-// workspace that writes for it).
+// its root is seen from the host once created, and which processes to kill
+// (the provider, which terraform started as pid, and any process of the
+// workspace that writes for it). The victims are found once the write has
+// begun, so that the kill itself is one system call per process.
 type crashTarget struct {
-	size  int64 // of the file written
-	block string
-	root  func(c *cliRun) string
-	kill  func(pid int) int
+	size    int64 // of the file written
+	block   string
+	root    func(c *cliRun) string
+	victims func(pid int) []int
 }
 
 // TestAccFile_killedWriteLeavesNoTemporary kills the provider (kill -9)
@@ -76,7 +77,7 @@ func TestAccFile_killedWriteLeavesNoTemporary(t *testing.T) {
 		root: func(c *cliRun) string {
 			return (&testEnv{t: c.t, base: filepath.Join(c.dir, "base")}).wsRoot()
 		},
-		kill: func(pid int) int { return killChildren(pid, "terraform-provi", "") },
+		victims: func(pid int) []int { return children(pid, "terraform-provi", "") },
 	})
 }
 
@@ -95,14 +96,14 @@ func TestAccDockerFile_killedWriteLeavesNoTemporary(t *testing.T) {
 			initPid = info.Container.State.Pid
 			return fmt.Sprintf("/proc/%d/root/workspace", initPid) // the container's root, seen from the host
 		},
-		kill: func(pid int) int {
+		victims: func(pid int) []int {
 			cgroup, err := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", initPid))
 			if err != nil {
-				return 0
+				return nil
 			}
 			// The helper first: once the provider is gone, a live helper
 			// would see its input end and clean up after itself.
-			return killChildren(0, "sandbox-fs-help", string(cgroup)) + killChildren(pid, "terraform-provi", "")
+			return append(children(0, "sandbox-fs-help", string(cgroup)), children(pid, "terraform-provi", "")...)
 		},
 	})
 }
@@ -134,13 +135,14 @@ func testKilledWrite(t *testing.T, target crashTarget) {
 		must(t, os.WriteFile(filepath.Join(data, name), []byte("not the provider's"), 0o644))
 	}
 	for _, m := range []killMoment{{"as the write starts", 1}, {"half-way", size / 2}, {"all bytes written, before the rename", size}} {
-		// The file must be written again by the next apply.
-		if err := os.Remove(filepath.Join(data, "big.bin")); err != nil && !os.IsNotExist(err) {
-			t.Fatal(err)
-		}
 		var left string
-		for try := 0; left == "" && try < 3; try++ {
-			left = cli.killWhen(data, m.min, target.kill)
+		for try := 0; left == "" && try < 5; try++ {
+			// The file must be written again by the apply (a missed
+			// moment lets it finish).
+			if err := os.Remove(filepath.Join(data, "big.bin")); err != nil && !os.IsNotExist(err) {
+				t.Fatal(err)
+			}
+			left = cli.killWhen(data, m.min, target.victims)
 		}
 		if left == "" {
 			t.Fatalf("%s: the write was never caught with its temporary file in place", m.name)
@@ -172,10 +174,10 @@ func testKilledWrite(t *testing.T, target crashTarget) {
 }
 
 // killWhen runs `apply` and, as soon as a temporary file in dir holds at
-// least min bytes, kills -9 what kill names. It returns the name of the
-// temporary file left after the kill, or "" when none was (the write
-// finished first).
-func (c *cliRun) killWhen(dir string, min int64, kill func(pid int) int) string {
+// least min bytes, kills -9 the processes victims names (asked once the
+// temporary file appears). It returns the name of the temporary file left
+// after the kill, or "" when none was (the write finished first).
+func (c *cliRun) killWhen(dir string, min int64, victims func(pid int) []int) string {
 	c.t.Helper()
 	cmd := exec.Command(c.bin, "apply", "-auto-approve", "-input=false")
 	cmd.Dir = c.dir
@@ -186,6 +188,7 @@ func (c *cliRun) killWhen(dir string, min int64, kill func(pid int) int) string 
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	deadline := time.After(3 * time.Minute)
+	var pids []int
 	for {
 		select {
 		case err := <-done:
@@ -196,8 +199,16 @@ func (c *cliRun) killWhen(dir string, min int64, kill func(pid int) int) string 
 			c.t.Fatalf("no temporary file of %d bytes appeared in %s:\n%s", min, dir, out.String())
 		default:
 		}
-		if name := tempOfSize(dir, min); name != "" {
-			killed := kill(cmd.Process.Pid)
+		if pids == nil && tempOfSize(dir, 0) != "" {
+			pids = victims(cmd.Process.Pid)
+		}
+		if name := tempOfSize(dir, min); name != "" && pids != nil {
+			killed := 0
+			for _, pid := range pids {
+				if syscall.Kill(pid, syscall.SIGKILL) == nil {
+					killed++
+				}
+			}
 			err := <-done
 			if _, lerr := os.Lstat(filepath.Join(dir, name)); lerr != nil {
 				// Renamed just before the kill (the apply may even have
@@ -231,13 +242,12 @@ func tempOfSize(dir string, min int64) string {
 	return ""
 }
 
-// killChildren sends SIGKILL to the processes whose command name (as /proc
-// shows it, at most 15 bytes) starts with comm and that are children of
-// ppid (when not 0) and in the control group cgroup (when not ""), and
-// returns how many it killed.
-func killChildren(ppid int, comm, cgroup string) int {
+// children returns the processes whose command name (as /proc shows it, at
+// most 15 bytes) starts with comm and that are children of ppid (when not
+// 0) and in the control group cgroup (when not "").
+func children(ppid int, comm, cgroup string) []int {
 	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
-	n := 0
+	var pids []int
 	for _, p := range stats {
 		b, err := os.ReadFile(p)
 		if err != nil {
@@ -256,9 +266,7 @@ func killChildren(ppid int, comm, cgroup string) int {
 		if cg, err := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", pid)); cgroup != "" && (err != nil || string(cg) != cgroup) {
 			continue
 		}
-		if syscall.Kill(pid, syscall.SIGKILL) == nil {
-			n++
-		}
+		pids = append(pids, pid)
 	}
-	return n
+	return pids
 }

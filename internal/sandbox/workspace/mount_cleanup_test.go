@@ -165,12 +165,15 @@ func TestApplyMountDaemonNeverReady(t *testing.T) {
 	childPID := filepath.Join(shims, "child.pid")
 	shim := fmt.Sprintf(`#!/bin/sh
 if [ "$1" = mount ]; then
-  setsid %q -c 'sleep 300 & echo $! > "$0"; wait' %q "$@" </dev/null >/dev/null 2>&1 &
+  setsid %q -c 'sleep 300 & echo $! > "$0.tmp"; mv "$0.tmp" "$0"; wait' %q "$@" </dev/null >/dev/null 2>&1 &
+  # The mount command gives up only once its daemon has a child (however
+  # slowly the machine starts it), so that the clean-up has both to end.
+  while [ ! -s %q ]; do sleep 0.01; done
   echo "daemon timed out" >&2
   exit 1
 fi
 exit 0
-`, filepath.Join(daemonDir, "rclone"), childPID)
+`, filepath.Join(daemonDir, "rclone"), childPID, childPID)
 	if err := os.WriteFile(filepath.Join(shims, "rclone"), []byte(shim), 0o755); err != nil {
 		t.Fatal(err)
 	}
