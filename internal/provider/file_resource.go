@@ -9,10 +9,13 @@ import (
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -40,6 +43,7 @@ type fileModel struct {
 	Source              types.String `tfsdk:"source"`
 	ContentWO           types.String `tfsdk:"content_wo"`
 	ContentWOVersion    types.Int64  `tfsdk:"content_wo_version"`
+	Checksums           types.Set    `tfsdk:"checksums"`
 	Size                types.Int64  `tfsdk:"size"`
 	ContentMD5          types.String `tfsdk:"content_md5"`
 	ContentSHA1         types.String `tfsdk:"content_sha1"`
@@ -55,12 +59,13 @@ func (fileKind) schema() schema.Schema {
 	filePath.Validators = append(filePath.Validators, filePathValidator)
 	filePath.MarkdownDescription += " A path ending with a separator (`x/`) names a directory and is refused."
 	attrs["path"] = filePath
-	digest := func(what string) schema.StringAttribute {
-		return schema.StringAttribute{
-			Computed: true,
-			MarkdownDescription: what + " of the content, known at plan time whenever the content is (host sources included). " +
-				"Null for `content_wo`, whose digests are never recorded.",
+	digest := func(what, asked string) schema.StringAttribute {
+		d := what + " of the content, known at plan time whenever the content is (host sources included). " +
+			"Null for `content_wo`, whose digests are never recorded."
+		if asked != "" {
+			d += " Null unless `checksums` holds `\"" + asked + "\"`."
 		}
+		return schema.StringAttribute{Computed: true, MarkdownDescription: d}
 	}
 	attrs["content"] = schema.StringAttribute{
 		Optional: true,
@@ -96,19 +101,35 @@ func (fileKind) schema() schema.Schema {
 		Computed:            true,
 		MarkdownDescription: "Content size in bytes, known at plan time whenever the content is. Null for `content_wo`.",
 	}
-	attrs["content_md5"] = digest("Hex MD5 (as `filemd5()`)")
-	attrs["content_sha1"] = digest("Hex SHA-1 (as `filesha1()`)")
-	attrs["content_sha256"] = digest("Hex SHA-256 (as `filesha256()`)")
-	attrs["content_base64sha256"] = digest("Base64 SHA-256 (as `filebase64sha256()`)")
-	attrs["content_sha512"] = digest("Hex SHA-512 (as `filesha512()`)")
-	attrs["content_base64sha512"] = digest("Base64 SHA-512 (as `filebase64sha512()`)")
+	attrs["checksums"] = schema.SetAttribute{
+		ElementType: types.StringType,
+		Optional:    true,
+		Validators:  []validator.Set{setvalidator.ValueStringsAre(stringvalidator.OneOf("md5", "sha1", "sha512"))},
+		MarkdownDescription: "Digests to publish beside SHA-256, which is always computed: any of `\"md5\"` " +
+			"(`content_md5`), `\"sha1\"` (`content_sha1`) and `\"sha512\"` (`content_sha512`, `content_base64sha512`), " +
+			"the rest of Terraform's local provider's set. Each costs a pass of the content's bytes at every plan that " +
+			"hashes it (an MD5, SHA-1 and SHA-512 of a 1 GiB source take about four times as long as its SHA-256), so " +
+			"they are null unless asked for. Adding one later updates state without rewriting the file.",
+	}
+	attrs["content_md5"] = digest("Hex MD5 (as `filemd5()`)", "md5")
+	attrs["content_sha1"] = digest("Hex SHA-1 (as `filesha1()`)", "sha1")
+	attrs["content_sha256"] = digest("Hex SHA-256 (as `filesha256()`)", "")
+	attrs["content_base64sha256"] = digest("Base64 SHA-256 (as `filebase64sha256()`)", "")
+	attrs["content_sha512"] = digest("Hex SHA-512 (as `filesha512()`)", "sha512")
+	attrs["content_base64sha512"] = digest("Base64 SHA-512 (as `filebase64sha512()`)", "sha512")
 	return schema.Schema{
+		Version: 1,
 		MarkdownDescription: "A file in a workspace: the Python SDK's `File` entry (inline content) or `LocalFile` entry (a host " +
 			"`source`), written atomically (a temporary file renamed into place) and streamed, then chgrp and chmod. Content, " +
 			"mode or group changed out of band show in the next plan as an update that restores them; a deleted file is " +
 			"planned for creation. Import ID: `<workspace_id>/<path>`.",
 		Attributes: attrs,
 	}
+}
+
+// upgraders: version 0 published MD5, SHA-1 and SHA-512 always.
+func (fileKind) upgraders() map[int64]resource.StateUpgrader {
+	return map[int64]resource.StateUpgrader{0: {StateUpgrader: upgradeFileV0}}
 }
 
 func (fileKind) configValidators() []resource.ConfigValidator {
@@ -220,7 +241,7 @@ func write(ctx context.Context, a entryApply[*fileModel]) error {
 		}
 		if want == "" {
 			// Unknown at plan time: digest what was copied.
-			if _, res, err = a.eng.HostSources().DigestFile(ctx, m.Source.ValueString()); err != nil {
+			if _, res, err = a.eng.HostSources().DigestFileWith(ctx, m.Source.ValueString(), m.checksumSet()); err != nil {
 				return err
 			}
 			if res.SHA256 != wr.SHA256 {
@@ -242,7 +263,7 @@ func write(ctx context.Context, a entryApply[*fileModel]) error {
 		default:
 			body = []byte(cfg.ContentWO.ValueString())
 		}
-		res = sandbox.DigestBytes(body)
+		res = sandbox.DigestBytesWith(body, m.checksumSet())
 		if _, err := a.ws.WriteFile(ctx, a.rel, bytes.NewReader(body), a.meta, ""); err != nil {
 			return err
 		}
