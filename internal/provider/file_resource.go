@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"fmt"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/helpers/validatordiag"
 	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -132,23 +133,43 @@ func (fileKind) upgraders() map[int64]resource.StateUpgrader {
 	return map[int64]resource.StateUpgrader{0: {StateUpgrader: upgradeFileV0}}
 }
 
-func (fileKind) configValidators() []resource.ConfigValidator {
-	return []resource.ConfigValidator{
-		resourcevalidator.ExactlyOneOf(
-			path.MatchRoot("content"), path.MatchRoot("content_base64"),
-			path.MatchRoot("source"), path.MatchRoot("content_wo"),
-		),
-	}
-}
+// fileContentAttrs are the attributes of which exactly one is required.
+var fileContentAttrs = []string{"content", "content_base64", "source", "content_wo"}
 
-func (fileKind) validate(m *fileModel, diags *diag.Diagnostics) {
-	if !m.ContentBase64.IsNull() && !m.ContentBase64.IsUnknown() {
-		if _, err := base64.StdEncoding.DecodeString(m.ContentBase64.ValueString()); err != nil {
+// fileContentOneOf is the rule on fileContentAttrs, for its wording.
+var fileContentOneOf = resourcevalidator.ExactlyOneOf(
+	path.MatchRoot("content"), path.MatchRoot("content_base64"), path.MatchRoot("source"), path.MatchRoot("content_wo"))
+
+// validateRaw checks the configuration from its raw value, reading the
+// five attributes it needs: a Get of the whole model (and the path walks
+// of resourcevalidator.ExactlyOneOf, whose rule and wording it keeps) cost
+// more than the rest of the validation of a sandbox_file.
+func (fileKind) validateRaw(ctx context.Context, cfg tfsdk.Config, diags *diag.Diagnostics) {
+	attrs := rawAttrs(cfg.Raw)
+	var configured []string
+	unknown := false
+	for _, name := range fileContentAttrs {
+		v := attrs[name]
+		switch {
+		case !v.IsKnown():
+			unknown = true
+		case !v.IsNull():
+			configured = append(configured, name)
+		}
+	}
+	switch {
+	case len(configured) > 1:
+		diags.Append(validatordiag.InvalidAttributeCombinationDiagnostic(path.Root(configured[0]), fileContentOneOf.Description(ctx)))
+	case len(configured) == 0 && !unknown:
+		diags.AddError("Missing Attribute Configuration", fileContentOneOf.Description(ctx))
+	}
+	if b64, ok := rawString(attrs["content_base64"]); ok {
+		if _, err := base64.StdEncoding.DecodeString(b64); err != nil {
 			diags.AddAttributeError(path.Root("content_base64"), "Invalid base64 content",
 				"content_base64 must be standard base64 (RFC 4648 with padding): "+err.Error())
 		}
 	}
-	if !m.ContentWOVersion.IsNull() && m.ContentWO.IsNull() {
+	if v := attrs["content_wo_version"]; !v.IsNull() && attrs["content_wo"].IsNull() {
 		diags.AddAttributeError(path.Root("content_wo_version"), "content_wo_version without content_wo",
 			"content_wo_version only triggers rewriting content_wo; set content_wo as well or remove it.")
 	}
@@ -167,28 +188,31 @@ func (fileKind) render(m, cfg *fileModel) error {
 // static: a file's plan reads nothing outside its configuration unless it
 // copies a host source, which the plan hashes again to show its edits, or
 // Read recorded content changed out of band (a content_sha256 that is not
-// the configured content's), which the plan must show as an update.
-func (fileKind) static(ctx context.Context, plan tfsdk.Plan) bool {
-	var src, content, b64, sum types.String
-	for attr, v := range map[string]*types.String{"source": &src, "content": &content, "content_base64": &b64, "content_sha256": &sum} {
-		if plan.GetAttribute(ctx, path.Root(attr), v).HasError() {
-			return false
-		}
-	}
-	body := []byte(content.ValueString())
-	switch {
-	case !src.IsNull():
+// the configured content's), which the plan must show as an update. It
+// reads the raw plan: four GetAttribute calls cost a schema walk each.
+func (fileKind) static(_ context.Context, plan tfsdk.Plan) bool {
+	attrs := rawAttrs(plan.Raw)
+	if attrs == nil || !attrs["source"].IsNull() {
 		return false
-	case !b64.IsNull():
+	}
+	content, isText := rawString(attrs["content"])
+	b64, isB64 := rawString(attrs["content_base64"])
+	sum, _ := rawString(attrs["content_sha256"])
+	body := []byte(content)
+	switch {
+	case isB64:
 		var err error
-		if body, err = base64.StdEncoding.DecodeString(b64.ValueString()); err != nil {
+		if body, err = base64.StdEncoding.DecodeString(b64); err != nil {
 			return false
 		}
-	case content.IsNull():
+	case !isText:
+		if !attrs["content"].IsKnown() || !attrs["content_base64"].IsKnown() {
+			return false
+		}
 		return true // write-only content: no digest is tracked
 	}
 	d := sha256.Sum256(body)
-	return sum.ValueString() == hex.EncodeToString(d[:])
+	return sum == hex.EncodeToString(d[:])
 }
 
 func (fileKind) plan(ctx context.Context, eng *workspace.Engine, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, m, cfg *fileModel) {

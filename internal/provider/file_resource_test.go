@@ -316,6 +316,8 @@ func TestAccFile_invalid(t *testing.T) {
 		"long name":      {strings.Repeat("n", 300), `content = "x"`, `file names are limited to 255 bytes`},
 
 		"escape": {"../x", `content = "x"`, `manifest path must not escape root: ../x`},
+		"wo version alone": {"a", `content = "x"
+  content_wo_version = 1`, `content_wo_version only triggers rewriting content_wo`},
 		"sha256 asked": {"a", `content = "x"
   checksums = ["md5", "sha256"]`, `Attribute checksums[Value("sha256")] value must be one of`},
 	}
