@@ -66,6 +66,11 @@ type (
 	entryValidator[P any] interface {
 		validate(cfg P, diags *diag.Diagnostics)
 	}
+	// entryRawValidator validates the raw configuration, reading only
+	// the attributes it needs (preferred to entryValidator).
+	entryRawValidator interface {
+		validateRaw(ctx context.Context, cfg tfsdk.Config, diags *diag.Diagnostics)
+	}
 	entryUpgrader interface {
 		upgraders() map[int64]resource.StateUpgrader
 	}

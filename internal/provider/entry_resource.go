@@ -49,6 +49,10 @@ func (r *entryResource[M, P]) ConfigValidators(context.Context) []resource.Confi
 }
 
 func (r *entryResource[M, P]) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	if v, ok := r.k.(entryRawValidator); ok {
+		v.validateRaw(ctx, req.Config, &resp.Diagnostics)
+		return
+	}
 	v, ok := r.k.(entryValidator[P])
 	if !ok {
 		return

@@ -14,12 +14,13 @@ import (
 // known at plan time. ok is false when it is not (unknown values, or
 // write-only content whose digests are never recorded).
 func planDigest(ctx context.Context, eng *workspace.Engine, m fileModel) (d sandbox.FileDigest, ok bool, attr string, err error) {
+	want := m.checksumSet()
 	switch {
 	case !m.Content.IsNull():
 		if m.Content.IsUnknown() {
 			return d, false, "", nil
 		}
-		return sandbox.DigestBytes([]byte(m.Content.ValueString())), true, "", nil
+		return sandbox.DigestBytesWith([]byte(m.Content.ValueString()), want), true, "", nil
 	case !m.ContentBase64.IsNull():
 		if m.ContentBase64.IsUnknown() {
 			return d, false, "", nil
@@ -28,12 +29,12 @@ func planDigest(ctx context.Context, eng *workspace.Engine, m fileModel) (d sand
 		if err != nil {
 			return d, false, "content_base64", err
 		}
-		return sandbox.DigestBytes(b), true, "", nil
+		return sandbox.DigestBytesWith(b, want), true, "", nil
 	case !m.Source.IsNull():
 		if m.Source.IsUnknown() {
 			return d, false, "", nil
 		}
-		_, d, err := eng.HostSources().DigestFile(ctx, m.Source.ValueString())
+		_, d, err := eng.HostSources().DigestFileWith(ctx, m.Source.ValueString(), want)
 		if err != nil {
 			return d, false, "source", err
 		}
@@ -42,14 +43,42 @@ func planDigest(ctx context.Context, eng *workspace.Engine, m fileModel) (d sand
 	return d, false, "", nil
 }
 
+// checksumNames maps the values of `checksums` to the digests they add.
+var checksumNames = map[string]sandbox.DigestSet{"md5": sandbox.DigestMD5, "sha1": sandbox.DigestSHA1, "sha512": sandbox.DigestSHA512}
+
+// checksumSet is the set `checksums` asks for (none when null or unknown).
+func (m *fileModel) checksumSet() sandbox.DigestSet {
+	var set sandbox.DigestSet
+	for _, e := range m.Checksums.Elements() {
+		if s, ok := e.(types.String); ok {
+			set |= checksumNames[s.ValueString()]
+		}
+	}
+	return set
+}
+
+// optional is v when the digest is asked for, unknown while `checksums`
+// is, else null.
+func (m *fileModel) optional(d sandbox.DigestSet, v types.String) types.String {
+	switch {
+	case m.Checksums.IsUnknown():
+		return types.StringUnknown()
+	case m.checksumSet()&d == 0:
+		return types.StringNull()
+	}
+	return v
+}
+
+// setDigest records d: SHA-256 always, the digests `checksums` asks for,
+// null for the others.
 func (m *fileModel) setDigest(d sandbox.FileDigest) {
 	m.Size = types.Int64Value(d.Size)
-	m.ContentMD5 = types.StringValue(d.MD5)
-	m.ContentSHA1 = types.StringValue(d.SHA1)
 	m.ContentSHA256 = types.StringValue(d.SHA256)
 	m.ContentBase64SHA256 = types.StringValue(d.Base64SHA256)
-	m.ContentSHA512 = types.StringValue(d.SHA512)
-	m.ContentBase64SHA512 = types.StringValue(d.Base64SHA512)
+	m.ContentMD5 = m.optional(sandbox.DigestMD5, types.StringValue(d.MD5))
+	m.ContentSHA1 = m.optional(sandbox.DigestSHA1, types.StringValue(d.SHA1))
+	m.ContentSHA512 = m.optional(sandbox.DigestSHA512, types.StringValue(d.SHA512))
+	m.ContentBase64SHA512 = m.optional(sandbox.DigestSHA512, types.StringValue(d.Base64SHA512))
 }
 
 // digest returns the planned digest held in the model.
@@ -71,12 +100,14 @@ func (m *fileModel) setDigestNull() {
 	m.ContentBase64SHA512 = types.StringNull()
 }
 
+// setDigestUnknown leaves the digests to the apply; those not asked for
+// are null already.
 func (m *fileModel) setDigestUnknown() {
 	m.Size = types.Int64Unknown()
-	m.ContentMD5 = types.StringUnknown()
-	m.ContentSHA1 = types.StringUnknown()
 	m.ContentSHA256 = types.StringUnknown()
 	m.ContentBase64SHA256 = types.StringUnknown()
-	m.ContentSHA512 = types.StringUnknown()
-	m.ContentBase64SHA512 = types.StringUnknown()
+	m.ContentMD5 = m.optional(sandbox.DigestMD5, types.StringUnknown())
+	m.ContentSHA1 = m.optional(sandbox.DigestSHA1, types.StringUnknown())
+	m.ContentSHA512 = m.optional(sandbox.DigestSHA512, types.StringUnknown())
+	m.ContentBase64SHA512 = m.optional(sandbox.DigestSHA512, types.StringUnknown())
 }

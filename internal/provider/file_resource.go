@@ -8,11 +8,15 @@ import (
 	"encoding/hex"
 	"fmt"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/helpers/validatordiag"
 	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -40,6 +44,7 @@ type fileModel struct {
 	Source              types.String `tfsdk:"source"`
 	ContentWO           types.String `tfsdk:"content_wo"`
 	ContentWOVersion    types.Int64  `tfsdk:"content_wo_version"`
+	Checksums           types.Set    `tfsdk:"checksums"`
 	Size                types.Int64  `tfsdk:"size"`
 	ContentMD5          types.String `tfsdk:"content_md5"`
 	ContentSHA1         types.String `tfsdk:"content_sha1"`
@@ -55,12 +60,13 @@ func (fileKind) schema() schema.Schema {
 	filePath.Validators = append(filePath.Validators, filePathValidator)
 	filePath.MarkdownDescription += " A path ending with a separator (`x/`) names a directory and is refused."
 	attrs["path"] = filePath
-	digest := func(what string) schema.StringAttribute {
-		return schema.StringAttribute{
-			Computed: true,
-			MarkdownDescription: what + " of the content, known at plan time whenever the content is (host sources included). " +
-				"Null for `content_wo`, whose digests are never recorded.",
+	digest := func(what, asked string) schema.StringAttribute {
+		d := what + " of the content, known at plan time whenever the content is (host sources included). " +
+			"Null for `content_wo`, whose digests are never recorded."
+		if asked != "" {
+			d += " Null unless `checksums` holds `\"" + asked + "\"`."
 		}
+		return schema.StringAttribute{Computed: true, MarkdownDescription: d}
 	}
 	attrs["content"] = schema.StringAttribute{
 		Optional: true,
@@ -96,13 +102,24 @@ func (fileKind) schema() schema.Schema {
 		Computed:            true,
 		MarkdownDescription: "Content size in bytes, known at plan time whenever the content is. Null for `content_wo`.",
 	}
-	attrs["content_md5"] = digest("Hex MD5 (as `filemd5()`)")
-	attrs["content_sha1"] = digest("Hex SHA-1 (as `filesha1()`)")
-	attrs["content_sha256"] = digest("Hex SHA-256 (as `filesha256()`)")
-	attrs["content_base64sha256"] = digest("Base64 SHA-256 (as `filebase64sha256()`)")
-	attrs["content_sha512"] = digest("Hex SHA-512 (as `filesha512()`)")
-	attrs["content_base64sha512"] = digest("Base64 SHA-512 (as `filebase64sha512()`)")
+	attrs["checksums"] = schema.SetAttribute{
+		ElementType: types.StringType,
+		Optional:    true,
+		Validators:  []validator.Set{setvalidator.ValueStringsAre(stringvalidator.OneOf("md5", "sha1", "sha512"))},
+		MarkdownDescription: "Digests to publish beside SHA-256, which is always computed: any of `\"md5\"` " +
+			"(`content_md5`), `\"sha1\"` (`content_sha1`) and `\"sha512\"` (`content_sha512`, `content_base64sha512`), " +
+			"the rest of Terraform's local provider's set. Each costs a pass of the content's bytes at every plan that " +
+			"hashes it (an MD5, SHA-1 and SHA-512 of a 1 GiB source take about four times as long as its SHA-256), so " +
+			"they are null unless asked for. Adding one later updates state without rewriting the file.",
+	}
+	attrs["content_md5"] = digest("Hex MD5 (as `filemd5()`)", "md5")
+	attrs["content_sha1"] = digest("Hex SHA-1 (as `filesha1()`)", "sha1")
+	attrs["content_sha256"] = digest("Hex SHA-256 (as `filesha256()`)", "")
+	attrs["content_base64sha256"] = digest("Base64 SHA-256 (as `filebase64sha256()`)", "")
+	attrs["content_sha512"] = digest("Hex SHA-512 (as `filesha512()`)", "sha512")
+	attrs["content_base64sha512"] = digest("Base64 SHA-512 (as `filebase64sha512()`)", "sha512")
 	return schema.Schema{
+		Version: 1,
 		MarkdownDescription: "A file in a workspace: the Python SDK's `File` entry (inline content) or `LocalFile` entry (a host " +
 			"`source`), written atomically (a temporary file renamed into place) and streamed, then chgrp and chmod. Content, " +
 			"mode or group changed out of band show in the next plan as an update that restores them; a deleted file is " +
@@ -111,23 +128,48 @@ func (fileKind) schema() schema.Schema {
 	}
 }
 
-func (fileKind) configValidators() []resource.ConfigValidator {
-	return []resource.ConfigValidator{
-		resourcevalidator.ExactlyOneOf(
-			path.MatchRoot("content"), path.MatchRoot("content_base64"),
-			path.MatchRoot("source"), path.MatchRoot("content_wo"),
-		),
-	}
+// upgraders: version 0 published MD5, SHA-1 and SHA-512 always.
+func (fileKind) upgraders() map[int64]resource.StateUpgrader {
+	return map[int64]resource.StateUpgrader{0: {StateUpgrader: upgradeFileV0}}
 }
 
-func (fileKind) validate(m *fileModel, diags *diag.Diagnostics) {
-	if !m.ContentBase64.IsNull() && !m.ContentBase64.IsUnknown() {
-		if _, err := base64.StdEncoding.DecodeString(m.ContentBase64.ValueString()); err != nil {
+// fileContentAttrs are the attributes of which exactly one is required.
+var fileContentAttrs = []string{"content", "content_base64", "source", "content_wo"}
+
+// fileContentOneOf is the rule on fileContentAttrs, for its wording.
+var fileContentOneOf = resourcevalidator.ExactlyOneOf(
+	path.MatchRoot("content"), path.MatchRoot("content_base64"), path.MatchRoot("source"), path.MatchRoot("content_wo"))
+
+// validateRaw checks the configuration from its raw value, reading the
+// five attributes it needs: a Get of the whole model (and the path walks
+// of resourcevalidator.ExactlyOneOf, whose rule and wording it keeps) cost
+// more than the rest of the validation of a sandbox_file.
+func (fileKind) validateRaw(ctx context.Context, cfg tfsdk.Config, diags *diag.Diagnostics) {
+	attrs := rawAttrs(cfg.Raw)
+	var configured []string
+	unknown := false
+	for _, name := range fileContentAttrs {
+		v := attrs[name]
+		switch {
+		case !v.IsKnown():
+			unknown = true
+		case !v.IsNull():
+			configured = append(configured, name)
+		}
+	}
+	switch {
+	case len(configured) > 1:
+		diags.Append(validatordiag.InvalidAttributeCombinationDiagnostic(path.Root(configured[0]), fileContentOneOf.Description(ctx)))
+	case len(configured) == 0 && !unknown:
+		diags.AddError("Missing Attribute Configuration", fileContentOneOf.Description(ctx))
+	}
+	if b64, ok := rawString(attrs["content_base64"]); ok {
+		if _, err := base64.StdEncoding.DecodeString(b64); err != nil {
 			diags.AddAttributeError(path.Root("content_base64"), "Invalid base64 content",
 				"content_base64 must be standard base64 (RFC 4648 with padding): "+err.Error())
 		}
 	}
-	if !m.ContentWOVersion.IsNull() && m.ContentWO.IsNull() {
+	if v := attrs["content_wo_version"]; !v.IsNull() && attrs["content_wo"].IsNull() {
 		diags.AddAttributeError(path.Root("content_wo_version"), "content_wo_version without content_wo",
 			"content_wo_version only triggers rewriting content_wo; set content_wo as well or remove it.")
 	}
@@ -146,28 +188,31 @@ func (fileKind) render(m, cfg *fileModel) error {
 // static: a file's plan reads nothing outside its configuration unless it
 // copies a host source, which the plan hashes again to show its edits, or
 // Read recorded content changed out of band (a content_sha256 that is not
-// the configured content's), which the plan must show as an update.
-func (fileKind) static(ctx context.Context, plan tfsdk.Plan) bool {
-	var src, content, b64, sum types.String
-	for attr, v := range map[string]*types.String{"source": &src, "content": &content, "content_base64": &b64, "content_sha256": &sum} {
-		if plan.GetAttribute(ctx, path.Root(attr), v).HasError() {
-			return false
-		}
-	}
-	body := []byte(content.ValueString())
-	switch {
-	case !src.IsNull():
+// the configured content's), which the plan must show as an update. It
+// reads the raw plan: four GetAttribute calls cost a schema walk each.
+func (fileKind) static(_ context.Context, plan tfsdk.Plan) bool {
+	attrs := rawAttrs(plan.Raw)
+	if attrs == nil || !attrs["source"].IsNull() {
 		return false
-	case !b64.IsNull():
+	}
+	content, isText := rawString(attrs["content"])
+	b64, isB64 := rawString(attrs["content_base64"])
+	sum, _ := rawString(attrs["content_sha256"])
+	body := []byte(content)
+	switch {
+	case isB64:
 		var err error
-		if body, err = base64.StdEncoding.DecodeString(b64.ValueString()); err != nil {
+		if body, err = base64.StdEncoding.DecodeString(b64); err != nil {
 			return false
 		}
-	case content.IsNull():
+	case !isText:
+		if !attrs["content"].IsKnown() || !attrs["content_base64"].IsKnown() {
+			return false
+		}
 		return true // write-only content: no digest is tracked
 	}
 	d := sha256.Sum256(body)
-	return sum.ValueString() == hex.EncodeToString(d[:])
+	return sum == hex.EncodeToString(d[:])
 }
 
 func (fileKind) plan(ctx context.Context, eng *workspace.Engine, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, m, cfg *fileModel) {
@@ -220,7 +265,7 @@ func write(ctx context.Context, a entryApply[*fileModel]) error {
 		}
 		if want == "" {
 			// Unknown at plan time: digest what was copied.
-			if _, res, err = a.eng.HostSources().DigestFile(ctx, m.Source.ValueString()); err != nil {
+			if _, res, err = a.eng.HostSources().DigestFileWith(ctx, m.Source.ValueString(), m.checksumSet()); err != nil {
 				return err
 			}
 			if res.SHA256 != wr.SHA256 {
@@ -242,7 +287,7 @@ func write(ctx context.Context, a entryApply[*fileModel]) error {
 		default:
 			body = []byte(cfg.ContentWO.ValueString())
 		}
-		res = sandbox.DigestBytes(body)
+		res = sandbox.DigestBytesWith(body, m.checksumSet())
 		if _, err := a.ws.WriteFile(ctx, a.rel, bytes.NewReader(body), a.meta, ""); err != nil {
 			return err
 		}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -37,24 +38,36 @@ func checkWorkspaceFile(env *testEnv, rel, content string, mode os.FileMode) res
 	}
 }
 
-// digestChecks are plan checks that every digest is known in the plan and
-// equal to the digest of want, computed here with the standard library.
-func digestChecks(addr, want string) []plancheck.PlanCheck {
+// digestChecks are plan checks that size, SHA-256 and the digests named
+// in asked ("md5", "sha1", "sha512", as `checksums`) are known in the plan
+// and equal to the digests of want, computed here with the standard
+// library, and that the digests not asked for are null.
+func digestChecks(addr, want string, asked ...string) []plancheck.PlanCheck {
 	b := []byte(want)
 	md := md5.Sum(b)
 	s1 := sha1.Sum(b)
 	s256 := sha256.Sum256(b)
 	s512 := sha512.Sum512(b)
 	exp := map[string]string{
-		"content_md5":          hex.EncodeToString(md[:]),
-		"content_sha1":         hex.EncodeToString(s1[:]),
 		"content_sha256":       hex.EncodeToString(s256[:]),
 		"content_base64sha256": base64.StdEncoding.EncodeToString(s256[:]),
-		"content_sha512":       hex.EncodeToString(s512[:]),
-		"content_base64sha512": base64.StdEncoding.EncodeToString(s512[:]),
+	}
+	optional := map[string]map[string]string{
+		"md5":    {"content_md5": hex.EncodeToString(md[:])},
+		"sha1":   {"content_sha1": hex.EncodeToString(s1[:])},
+		"sha512": {"content_sha512": hex.EncodeToString(s512[:]), "content_base64sha512": base64.StdEncoding.EncodeToString(s512[:])},
 	}
 	checks := []plancheck.PlanCheck{
 		plancheck.ExpectKnownValue(addr, tfjsonpath.New("size"), knownvalue.Int64Exact(int64(len(b)))),
+	}
+	for name, attrs := range optional {
+		for k, v := range attrs {
+			if slices.Contains(asked, name) {
+				exp[k] = v
+			} else {
+				checks = append(checks, plancheck.ExpectKnownValue(addr, tfjsonpath.New(k), knownvalue.Null()))
+			}
+		}
 	}
 	for k, v := range exp {
 		checks = append(checks, plancheck.ExpectKnownValue(addr, tfjsonpath.New(k), knownvalue.StringExact(v)))
@@ -83,9 +96,10 @@ func TestAccFile_content(t *testing.T) {
 			},
 			{
 				Config: fileConfig(env, "etc/app.conf", `content = "hello again\n"
-  permissions = "-rw-r-----"`),
+  permissions = "-rw-r-----"
+  checksums   = ["md5", "sha1", "sha512"]`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: append(digestChecks("sandbox_file.f", "hello again\n"),
+					PreApply: append(digestChecks("sandbox_file.f", "hello again\n", "md5", "sha1", "sha512"),
 						plancheck.ExpectResourceAction("sandbox_file.f", plancheck.ResourceActionUpdate)),
 				},
 				Check: checkWorkspaceFile(env, "etc/app.conf", "hello again\n", 0o640),
@@ -132,9 +146,10 @@ func TestAccFile_content(t *testing.T) {
 			},
 			{
 				// Binary content; a new path replaces the file.
-				Config: fileConfig(env, "bin/blob", `content_base64 = "AAEC/w=="`),
+				Config: fileConfig(env, "bin/blob", `content_base64 = "AAEC/w=="
+  checksums      = ["sha512"]`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: append(digestChecks("sandbox_file.f", "\x00\x01\x02\xff"),
+					PreApply: append(digestChecks("sandbox_file.f", "\x00\x01\x02\xff", "sha512"),
 						plancheck.ExpectResourceAction("sandbox_file.f", plancheck.ResourceActionReplace)),
 				},
 				Check: resource.ComposeTestCheckFunc(
@@ -160,8 +175,9 @@ func TestAccFile_source(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config: fileConfig(env, "settings.json", fmt.Sprintf(`source = %q
-  permissions = "0644"`, src)),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: digestChecks("sandbox_file.f", `{"a":1}`)},
+  permissions = "0644"
+  checksums   = ["md5", "sha1", "sha512"]`, src)),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: digestChecks("sandbox_file.f", `{"a":1}`, "md5", "sha1", "sha512")},
 				Check:            checkWorkspaceFile(env, "settings.json", `{"a":1}`, 0o644),
 			},
 			{
@@ -300,6 +316,10 @@ func TestAccFile_invalid(t *testing.T) {
 		"long name":      {strings.Repeat("n", 300), `content = "x"`, `file names are limited to 255 bytes`},
 
 		"escape": {"../x", `content = "x"`, `manifest path must not escape root: ../x`},
+		"wo version alone": {"a", `content = "x"
+  content_wo_version = 1`, `content_wo_version only triggers rewriting content_wo`},
+		"sha256 asked": {"a", `content = "x"
+  checksums = ["md5", "sha256"]`, `Attribute checksums[Value("sha256")] value must be one of`},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

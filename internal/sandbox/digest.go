@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // DigestChunkSize is the size in bytes (1 MiB) of the chunks in which host
@@ -22,9 +23,25 @@ import (
 // (design/sdk-model.md §2.4). No more than one chunk per reader is held in memory.
 const DigestChunkSize = 1 << 20
 
+// DigestSet names the digests computed beside SHA-256, which is always
+// computed: Terraform's local provider's set (MD5, SHA-1, SHA-512) costs
+// about four SHA-256 passes more, so it is computed only when asked for.
+type DigestSet uint8
+
+// The digests a DigestSet may add to SHA-256.
+const (
+	DigestMD5 DigestSet = 1 << iota
+	DigestSHA1
+	DigestSHA512
+	// AllDigests is every digest of FileDigest.
+	AllDigests = DigestMD5 | DigestSHA1 | DigestSHA512
+)
+
 // FileDigest is the checksum set of one file, the same names and encodings as
 // Terraform's filemd5(), filesha1(), filesha256(), filesha512(),
-// filebase64sha256() and filebase64sha512() functions.
+// filebase64sha256() and filebase64sha512() functions. SHA256 and
+// Base64SHA256 are always set; the others only when their digest was asked
+// for (see DigestSet), else "".
 type FileDigest struct {
 	// Size is the number of bytes hashed.
 	Size int64
@@ -35,9 +52,20 @@ type FileDigest struct {
 	Base64SHA256, Base64SHA512 string
 }
 
-// DigestBytes returns the FileDigest of b. It never fails.
+// Has reports whether d holds SHA-256 and every digest of set.
+func (d FileDigest) Has(set DigestSet) bool {
+	return d.SHA256 != "" && (set&DigestMD5 == 0 || d.MD5 != "") &&
+		(set&DigestSHA1 == 0 || d.SHA1 != "") && (set&DigestSHA512 == 0 || d.SHA512 != "")
+}
+
+// DigestBytes returns the FileDigest of b with every digest. It never fails.
 func DigestBytes(b []byte) FileDigest {
-	d, _ := DigestReader(bytes.NewReader(b))
+	return DigestBytesWith(b, AllDigests)
+}
+
+// DigestBytesWith returns the SHA-256 of b and the digests of set.
+func DigestBytesWith(b []byte, set DigestSet) FileDigest {
+	d, _ := DigestReaderWith(context.Background(), bytes.NewReader(b), set)
 	return d
 }
 
@@ -46,28 +74,80 @@ func DigestBytes(b []byte) FileDigest {
 // size of the stream). The error is the first read error from r, returned
 // unwrapped together with a zero FileDigest.
 func DigestReader(r io.Reader) (FileDigest, error) {
-	return DigestReaderContext(context.Background(), r)
+	return DigestReaderWith(context.Background(), r, AllDigests)
 }
 
 // DigestReaderContext is DigestReader checking ctx between chunks.
 func DigestReaderContext(ctx context.Context, r io.Reader) (FileDigest, error) {
-	m, s1, s256, s512 := md5.New(), sha1.New(), sha256.New(), sha512.New() //nolint:gosec
-	w := newFanout(m, s1, s256, s512)
+	return DigestReaderWith(ctx, r, AllDigests)
+}
+
+// DigestReaderWith is DigestReaderContext computing SHA-256 and the digests
+// of set only.
+func DigestReaderWith(ctx context.Context, r io.Reader, set DigestSet) (FileDigest, error) {
+	s256 := sha256.New()
+	hs := []hash.Hash{&counted{s256, &hashed.SHA256}}
+	var m, s1, s512 hash.Hash
+	if set&DigestMD5 != 0 {
+		m = md5.New() //nolint:gosec // published checksum
+		hs = append(hs, &counted{m, &hashed.MD5})
+	}
+	if set&DigestSHA1 != 0 {
+		s1 = sha1.New() //nolint:gosec // published checksum
+		hs = append(hs, &counted{s1, &hashed.SHA1})
+	}
+	if set&DigestSHA512 != 0 {
+		s512 = sha512.New()
+		hs = append(hs, &counted{s512, &hashed.SHA512})
+	}
+	var w io.Writer = hs[0]
+	if len(hs) > 1 {
+		f := newFanout(hs...)
+		defer f.Close()
+		w = f
+	}
 	n, err := CopyChunks(ctx, w, r)
-	w.Close()
 	if err != nil {
 		return FileDigest{}, err
 	}
-	sum256, sum512 := s256.Sum(nil), s512.Sum(nil)
-	return FileDigest{
-		Size:         n,
-		MD5:          hex.EncodeToString(m.Sum(nil)),
-		SHA1:         hex.EncodeToString(s1.Sum(nil)),
-		SHA256:       hex.EncodeToString(sum256),
-		SHA512:       hex.EncodeToString(sum512),
-		Base64SHA256: base64.StdEncoding.EncodeToString(sum256),
-		Base64SHA512: base64.StdEncoding.EncodeToString(sum512),
-	}, nil
+	sum256 := s256.Sum(nil)
+	d := FileDigest{Size: n, SHA256: hex.EncodeToString(sum256), Base64SHA256: base64.StdEncoding.EncodeToString(sum256)}
+	if m != nil {
+		d.MD5 = hex.EncodeToString(m.Sum(nil))
+	}
+	if s1 != nil {
+		d.SHA1 = hex.EncodeToString(s1.Sum(nil))
+	}
+	if s512 != nil {
+		sum512 := s512.Sum(nil)
+		d.SHA512, d.Base64SHA512 = hex.EncodeToString(sum512), base64.StdEncoding.EncodeToString(sum512)
+	}
+	return d, nil
+}
+
+// HashedBytes counts the bytes each algorithm has hashed through
+// DigestReaderWith (and the functions built on it) since the process
+// started: what a plan of a large file costs, measured without a clock.
+type HashedBytes struct {
+	MD5, SHA1, SHA256, SHA512 int64
+}
+
+var hashed struct{ MD5, SHA1, SHA256, SHA512 atomic.Int64 }
+
+// Hashed returns the byte counts so far.
+func Hashed() HashedBytes {
+	return HashedBytes{MD5: hashed.MD5.Load(), SHA1: hashed.SHA1.Load(), SHA256: hashed.SHA256.Load(), SHA512: hashed.SHA512.Load()}
+}
+
+// counted is a hash that adds what it consumes to n.
+type counted struct {
+	hash.Hash
+	n *atomic.Int64
+}
+
+func (c *counted) Write(p []byte) (int, error) {
+	c.n.Add(int64(len(p)))
+	return c.Hash.Write(p)
 }
 
 // fanoutSerialBelow is the write size under which fanout hashes serially:

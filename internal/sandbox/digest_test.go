@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bytes"
+	"context"
 	"crypto/md5"  //nolint:gosec // checking the published checksum
 	"crypto/sha1" //nolint:gosec // checking the published checksum
 	"crypto/sha256"
@@ -9,6 +10,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
+	"io"
 	"math/rand/v2"
 	"testing"
 	"testing/iotest"
@@ -66,6 +68,61 @@ func TestDigestReaderMatchesCrypto(t *testing.T) {
 			t.Errorf("size %d: got %+v want %+v", size, got, want)
 		}
 	}
+}
+
+// TestDigestReaderWithSets: each set computes SHA-256 and exactly its
+// digests (the others ""), matching crypto/* on sizes around the chunk and
+// fan-out thresholds, in one pass of the reader: the bytes each algorithm
+// hashed are the stream's size or zero.
+func TestDigestReaderWithSets(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	b := make([]byte, 2*DigestChunkSize+fanoutSerialBelow+5)
+	for i := range b {
+		b[i] = byte(rng.Uint32())
+	}
+	all := independentDigest(b)
+	for _, set := range []DigestSet{0, DigestMD5, DigestSHA1, DigestSHA512, DigestMD5 | DigestSHA512, AllDigests} {
+		want := FileDigest{Size: all.Size, SHA256: all.SHA256, Base64SHA256: all.Base64SHA256}
+		n := map[DigestSet]int64{}
+		if set&DigestMD5 != 0 {
+			want.MD5, n[DigestMD5] = all.MD5, all.Size
+		}
+		if set&DigestSHA1 != 0 {
+			want.SHA1, n[DigestSHA1] = all.SHA1, all.Size
+		}
+		if set&DigestSHA512 != 0 {
+			want.SHA512, want.Base64SHA512, n[DigestSHA512] = all.SHA512, all.Base64SHA512, all.Size
+		}
+		before := Hashed()
+		r := &countingReader{r: iotest.HalfReader(bytes.NewReader(b))}
+		got, err := DigestReaderWith(context.Background(), r, set)
+		after := Hashed()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want || !got.Has(set) {
+			t.Errorf("set %03b: got %+v want %+v", set, got, want)
+		}
+		if r.n != all.Size {
+			t.Errorf("set %03b: read %d bytes, want one pass of %d", set, r.n, all.Size)
+		}
+		if after.SHA256-before.SHA256 != all.Size || after.MD5-before.MD5 != n[DigestMD5] ||
+			after.SHA1-before.SHA1 != n[DigestSHA1] || after.SHA512-before.SHA512 != n[DigestSHA512] {
+			t.Errorf("set %03b: hashed %+v bytes, want SHA-256 %d and %v", set,
+				HashedBytes{after.MD5 - before.MD5, after.SHA1 - before.SHA1, after.SHA256 - before.SHA256, after.SHA512 - before.SHA512}, all.Size, n)
+		}
+	}
+}
+
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 func TestDigestReaderError(t *testing.T) {

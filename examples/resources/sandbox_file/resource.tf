@@ -18,6 +18,8 @@ resource "sandbox_file" "dataset" {
   workspace_id = sandbox_workspace.ws.id
   path         = "data/train.csv"
   source       = "data/train.csv"
+  # content_md5 as well, for a tool that checks it; SHA-256 is always computed.
+  checksums = ["md5"]
 }
 
 # A secret that never lands in state: bump the version to rotate it.

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/digestcache"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/testutil/edits"
 )
@@ -74,4 +75,48 @@ func TestDigestFileDigestCache(t *testing.T) {
 			t.Errorf("%s: digest %s, want %s", edit.name, got, sha256Hex(edit.content))
 		}
 	}
+}
+
+// TestDigestFileWithCachedSet: DigestFile reads SHA-256 alone; asking for
+// more reads the file again, once, and the cache then answers both sets
+// without reading (the bytes hashed do not move).
+func TestDigestFileWithCachedSet(t *testing.T) {
+	t.Setenv(digestcache.Env, t.TempDir())
+	base := t.TempDir()
+	const body = "digest me\n"
+	if err := os.WriteFile(filepath.Join(base, "f.txt"), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	edits.Settle(digestcache.Granularity)
+	p := Policy{BaseDir: base}
+	all := sandbox.DigestBytes([]byte(body))
+	step := func(name string, want sandbox.DigestSet, expect sandbox.FileDigest, read bool) {
+		t.Helper()
+		before := sandbox.Hashed()
+		_, d, err := p.DigestFileWith(context.Background(), "f.txt", want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		after := sandbox.Hashed()
+		if d != expect {
+			t.Errorf("%s: %+v, want %+v", name, d, expect)
+		}
+		extra := int64(0)
+		if read && want != 0 {
+			extra = int64(len(body))
+		}
+		if got := after.SHA256 - before.SHA256; (got != 0) != read || (read && got != int64(len(body))) {
+			t.Errorf("%s: SHA-256 hashed %d bytes (read: %v)", name, got, read)
+		}
+		if after.MD5-before.MD5 != extra || after.SHA1-before.SHA1 != extra || after.SHA512-before.SHA512 != extra {
+			t.Errorf("%s: MD5, SHA-1, SHA-512 hashed %d, %d, %d bytes, want %d each", name,
+				after.MD5-before.MD5, after.SHA1-before.SHA1, after.SHA512-before.SHA512, extra)
+		}
+	}
+	sha256Only := sandbox.FileDigest{Size: all.Size, SHA256: all.SHA256, Base64SHA256: all.Base64SHA256}
+	step("SHA-256, fresh", 0, sha256Only, true)
+	step("SHA-256, cached", 0, sha256Only, false)
+	step("every digest, not cached yet", sandbox.AllDigests, all, true)
+	step("every digest, cached", sandbox.AllDigests, all, false)
+	step("SHA-256 after every digest", 0, all, false)
 }

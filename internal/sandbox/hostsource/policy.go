@@ -67,7 +67,8 @@ func (p Policy) Resolve(src string) (string, error) {
 }
 
 // DigestFile checks and opens the host file src by the LocalFile rules (see
-// OpenFile) and returns its absolute path and checksums, read in
+// OpenFile) and returns its absolute path and SHA-256 (FileDigest's SHA256,
+// Base64SHA256 and Size; the other digests are ""), read in
 // DigestChunkSize chunks. Errors are *Error: LocalFileReadError with the
 // Python SDK's reasons (outside_base_dir, path_not_found, symlink_not_supported
 // with "child", path_changed_during_copy; a non-regular file has context
@@ -76,13 +77,19 @@ func (p Policy) Resolve(src string) (string, error) {
 // The checksums come from the digest cache (package digestcache) when the
 // file's device, inode, size and times are those it had when last hashed.
 func (p Policy) DigestFile(ctx context.Context, src string) (string, sandbox.FileDigest, error) {
+	return p.DigestFileWith(ctx, src, 0)
+}
+
+// DigestFileWith is DigestFile computing the digests of want beside SHA-256,
+// in the same single read of the file.
+func (p Policy) DigestFileWith(ctx context.Context, src string, want sandbox.DigestSet) (string, sandbox.FileDigest, error) {
 	start := time.Now().UnixNano()
 	f, _, err := p.OpenFile(ctx, src)
 	if err != nil {
 		return "", sandbox.FileDigest{}, err
 	}
 	defer f.Close()
-	d, err := digestOpened(ctx, f, start)
+	d, err := digestOpened(ctx, f, start, want)
 	if err != nil {
 		return "", sandbox.FileDigest{}, sandbox.NewLocalChecksumError(src, err)
 	}

@@ -35,6 +35,6 @@ func (p Policy) visitTree(_ context.Context, t *hostTarget, _ func(TreeVisit) er
 // checkLinks has nothing to check where no source can be opened.
 func (p Policy) checkLinks(os.FileInfo, string) error { return nil }
 
-func digestOpened(ctx context.Context, f *os.File, _ int64) (sandbox.FileDigest, error) {
-	return sandbox.DigestReaderContext(ctx, f)
+func digestOpened(ctx context.Context, f *os.File, _ int64, want sandbox.DigestSet) (sandbox.FileDigest, error) {
+	return sandbox.DigestReaderWith(ctx, f, want)
 }
