@@ -59,8 +59,8 @@ var commandDocs = map[string]string{
 		"`normalize_sandbox_cwd` rules: POSIX separators only, not blank, not absolute, no `..` segments.",
 	"environment": "Variables added to the command's environment, over the workspace's `environment`. Kept in state " +
 		"and shown in plans in clear text: give a secret with `sandbox_command.environment_wo` or `ephemeral \"sandbox_exec\"`.",
-	"timeout": fmt.Sprintf("Seconds the command may run (1 to 86400, default %d). On expiry its whole process "+
-		"group is killed and the run fails saying so.", DefaultCommandTimeout),
+	"timeout": fmt.Sprintf("Seconds the command may run (1 to 86400, default %d). On expiry every process it started "+
+		"is killed (its process group, and those that moved to another group or session) and the run fails naming them.", DefaultCommandTimeout),
 	"allow_non_zero_exit_code": "When `false` (default), an exit code outside `expect_exit_codes` fails with an error " +
 		"naming the command, the exit code and the tail of stderr. When `true`, any exit code is just recorded in " +
 		"`exit_code` (the shortcut for every code; conflicts with `expect_exit_codes`).",
