@@ -145,36 +145,22 @@ func TestAccDockerCommand_grader(t *testing.T) {
 			// The grader ran in the container.
 			Config: env.config(`users = [{ name = "agent" }]`, ""),
 			Check:  env.expectSh("cat /workspace/results/score.json", `{"passed":3,"failed":1}`),
-		}),
-	})
-}
-
-// An unknown user fails the plan once the workspace exists (its accounts
-// are known then: the plan of a new workspace's command is checked again
-// during the apply, before anything runs), naming the user, never as an
-// exit code.
-func TestAccDockerCommand_unknownUser(t *testing.T) {
-	env := newDockerEnv(t)
-	ws := `users = [{ name = "agent" }]`
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: protoV6Factories,
-		TerraformVersionChecks:   requireTF111,
-		CheckDestroy:             env.checkGone,
-		Steps: []resource.TestStep{
-			{Config: env.config(ws, ""), Check: env.expectSh("id -un agent", "agent")},
-			{
-				Config: env.config(ws, `
+		}, resource.TestStep{
+			// An unknown user fails the plan once the workspace exists (its
+			// accounts are known then; the plan of a command created with
+			// its workspace is checked again during the apply, before it
+			// runs), naming the user, never as an exit code.
+			Config: env.config(`users = [{ name = "agent" }]`, `
 resource "sandbox_command" "who" {
-  workspace_id             = sandbox_workspace.ws.id
-  shell                    = "id -un"
-  user                     = "agnet"
-  allow_non_zero_exit_code = true
+  workspace_id      = sandbox_workspace.ws.id
+  shell             = "id -un"
+  user              = "agnet"
+  expect_exit_codes = [0, 126]
 }
 `),
-				PlanOnly:    true,
-				ExpectError: errSeq("Unknown user agnet", `"agnet" is neither one of the workspace's users`),
-			},
-		},
+			PlanOnly:    true,
+			ExpectError: errSeq("Unknown user agnet", `"agnet" is neither one of the workspace's users`),
+		}),
 	})
 }
 
