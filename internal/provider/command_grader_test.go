@@ -238,3 +238,38 @@ resource "sandbox_command" "slow" {
 		Steps:                    steps,
 	})
 }
+
+// The data source (and the ephemeral resource, which shares its schema)
+// takes expect_exit_codes too.
+func TestAccExec_expectExitCodes(t *testing.T) {
+	env := newTestEnv(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Factories,
+		TerraformVersionChecks:   requireTF111,
+		Steps: []resource.TestStep{
+			{
+				Config: env.config(`
+data "sandbox_exec" "check" {
+  workspace_id      = sandbox_workspace.ws.id
+  shell             = "echo partial; exit 3"
+  expect_exit_codes = [3]
+}
+`),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("data.sandbox_exec.check", tfjsonpath.New("exit_code"), knownvalue.Int64Exact(3)),
+					statecheck.ExpectKnownValue("data.sandbox_exec.check", tfjsonpath.New("stdout"), knownvalue.StringExact("partial\n")),
+				},
+			},
+			{
+				Config: env.config(`
+data "sandbox_exec" "check" {
+  workspace_id      = sandbox_workspace.ws.id
+  shell             = "exit 0"
+  expect_exit_codes = [3]
+}
+`),
+				ExpectError: errRe("exited with code 0 (expected 3)"),
+			},
+		},
+	})
+}
