@@ -38,6 +38,7 @@ type commandModel struct {
 	Environment          types.Map    `tfsdk:"environment"`
 	Timeout              types.Int64  `tfsdk:"timeout"`
 	AllowNonZeroExitCode types.Bool   `tfsdk:"allow_non_zero_exit_code"`
+	ExpectExitCodes      types.List   `tfsdk:"expect_exit_codes"`
 	ExitCode             types.Int64  `tfsdk:"exit_code"`
 	Stdout               types.String `tfsdk:"stdout"`
 	Stderr               types.String `tfsdk:"stderr"`
@@ -58,10 +59,16 @@ var commandDocs = map[string]string{
 		"`normalize_sandbox_cwd` rules: POSIX separators only, not blank, not absolute, no `..` segments.",
 	"environment": "Variables added to the command's environment, over the workspace's `environment`. Kept in state " +
 		"and shown in plans in clear text: give a secret with `sandbox_command.environment_wo` or `ephemeral \"sandbox_exec\"`.",
-	"timeout": fmt.Sprintf("Seconds the command may run (1 to 86400, default %d). On expiry its whole process "+
-		"group is killed and the run fails saying so.", DefaultCommandTimeout),
-	"allow_non_zero_exit_code": "When `false` (default), a non-zero exit fails with an error naming the command, " +
-		"the exit code and the tail of stderr. When `true`, the exit code is just recorded in `exit_code`.",
+	"timeout": fmt.Sprintf("Seconds the command may run (1 to 86400, default %d). On expiry every process it started "+
+		"is killed (its process group, and those that moved to another group or session) and the run fails naming them.", DefaultCommandTimeout),
+	"allow_non_zero_exit_code": "When `false` (default), an exit code outside `expect_exit_codes` fails with an error " +
+		"naming the command, the exit code and the tail of stderr. When `true`, any exit code is just recorded in " +
+		"`exit_code` (the shortcut for every code; conflicts with `expect_exit_codes`).",
+	"expect_exit_codes": "Exit codes that count as a result (0 to 255, default `[0]`): a grader that exits 1 on a failed " +
+		"check is declared with `[0, 1]`, and its `exit_code`, `stdout` and `stderr` are recorded for outputs and " +
+		"exports to depend on. Any other code fails the run. A command the runtime could not start (a missing " +
+		"`working_dir`, an unknown `user`, a program not found: the runtime's own exit 126 or 127) always fails, " +
+		"naming the cause, whatever this list holds.",
 	"exit_code":     "Exit code of the command.",
 	"stdout":        "Standard output as text; bytes that are not UTF-8 are replaced by U+FFFD (use `stdout_base64`).",
 	"stderr":        "Standard error as text; bytes that are not UTF-8 are replaced by U+FFFD (use `stderr_base64`).",
@@ -111,25 +118,41 @@ func (m *commandModel) run(ctx context.Context, eng *workspace.Engine, secretEnv
 			fmt.Sprintf("%s did not finish within %d seconds: %v", shown, timeout, err))
 		return diags
 	}
+	var notStarted *workspace.StartError
+	if errors.As(err, &notStarted) {
+		// Not the command's exit: no exit code covers it.
+		attr := notStarted.Attr
+		if attr == "command" && !m.Shell.IsNull() {
+			attr = "shell"
+		}
+		diags.AddAttributeError(path.Root(attr), "Command could not start",
+			sandbox.EscapeControl(fmt.Sprintf("%s could not start: %s.", shown, res.Secrets.Text(notStarted.Error()))))
+		return diags
+	}
 	if err != nil {
 		addEngineError(&diags, "Running "+shown+" failed", err)
 		return diags
 	}
-	if res.OOMKilled && !m.AllowNonZeroExitCode.ValueBool() {
-		diags.AddError("Command ran out of memory",
-			fmt.Sprintf("%s exited with code %d: it ran out of memory (the kernel's out-of-memory killer stopped it at the "+
-				"workspace's memory limit, the docker block's memory). Raise memory, or set allow_non_zero_exit_code = true "+
-				"to record the exit instead of failing.", shown, res.ExitCode))
+	accepted, want := m.accepts(ctx, res.ExitCode, &diags)
+	if diags.HasError() {
 		return diags
 	}
-	if res.ExitCode != 0 && !m.AllowNonZeroExitCode.ValueBool() {
+	if res.OOMKilled && !accepted {
+		diags.AddError("Command ran out of memory",
+			fmt.Sprintf("%s exited with code %d: it ran out of memory (the kernel's out-of-memory killer stopped it at the "+
+				"workspace's memory limit, the docker block's memory). Raise memory, or add %d to expect_exit_codes "+
+				"to record the exit instead of failing.", shown, res.ExitCode, res.ExitCode))
+		return diags
+	}
+	if !accepted {
 		stream, out := "stderr", res.Stderr
 		if len(out) == 0 && len(res.Stdout) > 0 {
 			stream, out = "stdout (stderr was empty)", res.Stdout
 		}
 		diags.AddError("Command failed",
-			fmt.Sprintf("%s exited with code %d.\n\nLast lines of %s:\n%s\n\nSet allow_non_zero_exit_code = true to record "+
-				"a non-zero exit instead of failing.", shown, res.ExitCode, stream, tail(res.Secrets.Text(string(out)), stderrTailLines)))
+			fmt.Sprintf("%s exited with code %d (expected %s).\n\nLast lines of %s:\n%s\n\nAdd the code to "+
+				"expect_exit_codes (or set allow_non_zero_exit_code = true for any code) to record it instead of failing.",
+				shown, res.ExitCode, want, stream, tail(res.Secrets.Text(string(out)), stderrTailLines)))
 		return diags
 	}
 	if redactOutput {

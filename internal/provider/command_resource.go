@@ -72,7 +72,7 @@ func (r *commandResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Runs a command in a workspace once, when created, and again (as a replacement) whenever " +
 			"any argument or `triggers` changes; its exit code and output stay in state. Destroying it runs nothing. " +
-			"A failed run (non-zero exit unless allowed, timeout) fails the apply and leaves nothing in state, so the " +
+			"A failed run (an exit code outside `expect_exit_codes`, a command that could not start, a timeout) fails the apply and leaves nothing in state, so the " +
 			"next apply runs it again. `timeouts.create` (default: `timeout` plus one minute) bounds the whole run; on " +
 			"expiry every process of the command is killed (in a container too) and nothing is recorded.",
 		Blocks: map[string]schema.Block{"timeouts": timeoutsBlock(ctx, commandTimeouts)},
@@ -117,6 +117,11 @@ func (r *commandResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 				MarkdownDescription: commandDocs["allow_non_zero_exit_code"],
 			},
+			"expect_exit_codes": schema.ListAttribute{
+				Optional: true, ElementType: types.Int64Type, MarkdownDescription: commandDocs["expect_exit_codes"] +
+					" Changing it records the new list without running the command again (change `triggers` to run it).",
+				Validators: expectExitCodesValidators(),
+			},
 			"triggers": schema.MapAttribute{
 				Optional: true, ElementType: types.StringType,
 				MarkdownDescription: "Arbitrary values; changing any of them runs the command again (as a replacement).",
@@ -137,6 +142,7 @@ func (r *commandResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 func (r *commandResource) ConfigValidators(context.Context) []resource.ConfigValidator {
 	return []resource.ConfigValidator{
 		resourcevalidator.ExactlyOneOf(path.MatchRoot("command"), path.MatchRoot("shell")),
+		resourcevalidator.Conflicting(path.MatchRoot("allow_non_zero_exit_code"), path.MatchRoot("expect_exit_codes")),
 		envWOValidator{},
 		localUserValidator{},
 	}
@@ -193,7 +199,8 @@ func (r *commandResource) Read(ctx context.Context, req resource.ReadRequest, re
 	}
 }
 
-// Update only records allow_non_zero_exit_code: every other argument
+// Update only records allow_non_zero_exit_code and expect_exit_codes
+// (and timeouts): every other argument
 // replaces the resource, which runs the command again.
 func (r *commandResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var m commandResourceModel

@@ -77,17 +77,20 @@ func execAttributes() map[string]schema.Attribute {
 			Validators: []validator.Int64{int64validator.Between(1, 86400)},
 		},
 		"allow_non_zero_exit_code": schema.BoolAttribute{Optional: true, MarkdownDescription: commandDocs["allow_non_zero_exit_code"]},
-		"exit_code":                schema.Int64Attribute{Computed: true, MarkdownDescription: commandDocs["exit_code"]},
-		"stdout":                   out("stdout"),
-		"stderr":                   out("stderr"),
-		"stdout_base64":            out("stdout_base64"),
-		"stderr_base64":            out("stderr_base64"),
+		"expect_exit_codes": schema.ListAttribute{Optional: true, ElementType: types.Int64Type,
+			MarkdownDescription: commandDocs["expect_exit_codes"], Validators: expectExitCodesValidators()},
+		"exit_code":     schema.Int64Attribute{Computed: true, MarkdownDescription: commandDocs["exit_code"]},
+		"stdout":        out("stdout"),
+		"stderr":        out("stderr"),
+		"stdout_base64": out("stdout_base64"),
+		"stderr_base64": out("stderr_base64"),
 	}
 }
 
 func (d *execDataSource) ConfigValidators(context.Context) []datasource.ConfigValidator {
 	return []datasource.ConfigValidator{
 		datasourcevalidator.ExactlyOneOf(path.MatchRoot("command"), path.MatchRoot("shell")),
+		datasourcevalidator.Conflicting(path.MatchRoot("allow_non_zero_exit_code"), path.MatchRoot("expect_exit_codes")),
 		localUserValidator{},
 	}
 }

@@ -81,6 +81,7 @@ func ephemeralAttributes(in map[string]dsschema.Attribute) map[string]schema.Att
 func (e *execEphemeral) ConfigValidators(context.Context) []ephemeral.ConfigValidator {
 	return []ephemeral.ConfigValidator{
 		ephemeralvalidator.ExactlyOneOf(path.MatchRoot("command"), path.MatchRoot("shell")),
+		ephemeralvalidator.Conflicting(path.MatchRoot("allow_non_zero_exit_code"), path.MatchRoot("expect_exit_codes")),
 		localUserValidator{},
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -22,6 +23,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
 )
 
@@ -39,15 +41,17 @@ type exportResource struct {
 }
 
 type exportModel struct {
-	ID          types.String   `tfsdk:"id"`
-	WorkspaceID types.String   `tfsdk:"workspace_id"`
-	Paths       types.List     `tfsdk:"paths"`
-	Destination types.String   `tfsdk:"destination"`
-	Triggers    types.Map      `tfsdk:"triggers"`
-	Files       types.Map      `tfsdk:"files"`
-	MaxBytes    types.Int64    `tfsdk:"max_bytes"`
-	MaxFiles    types.Int64    `tfsdk:"max_files"`
-	Timeouts    timeouts.Value `tfsdk:"timeouts"`
+	ID           types.String   `tfsdk:"id"`
+	WorkspaceID  types.String   `tfsdk:"workspace_id"`
+	Paths        types.List     `tfsdk:"paths"`
+	Destination  types.String   `tfsdk:"destination"`
+	Triggers     types.Map      `tfsdk:"triggers"`
+	Files        types.Map      `tfsdk:"files"`
+	MaxBytes     types.Int64    `tfsdk:"max_bytes"`
+	MaxFiles     types.Int64    `tfsdk:"max_files"`
+	RequireMatch types.Bool     `tfsdk:"require_match"`
+	MinFiles     types.Int64    `tfsdk:"min_files"`
+	Timeouts     timeouts.Value `tfsdk:"timeouts"`
 }
 
 // defaultExportTimeout bounds an export whose timeouts block sets no
@@ -86,6 +90,20 @@ func (r *exportResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 				Validators:    []validator.String{stringvalidator.LengthAtLeast(1)},
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
+			"require_match": schema.BoolAttribute{
+				Optional: true,
+				MarkdownDescription: "Whether each glob of `paths` must match at least one file, else the export fails " +
+					"naming the glob and listing what its directory holds (its first 20 names). Unset, a glob without " +
+					"wildcards (`results/score.json`: a file named explicitly) must match and a glob with wildcards " +
+					"(`logs/*.log`) may match nothing; `true` requires every glob to match; `false` none. Checked before " +
+					"anything is written; a change applies to the next export.",
+			},
+			"min_files": schema.Int64Attribute{
+				Optional: true,
+				MarkdownDescription: "Fewest files the export must find (default 0): fewer fail it before anything is " +
+					"written. A change applies to the next export.",
+				Validators: []validator.Int64{int64validator.AtLeast(0)},
+			},
 			"triggers": retakeTriggersAttribute("exports"),
 			"files":    fileDigestsAttribute("exported"),
 		},
@@ -120,9 +138,21 @@ func (r *exportResource) Create(ctx context.Context, req resource.CreateRequest,
 		return
 	}
 	res, err := ws.Export(ctx, workspace.ExportRequest{Paths: globs, Destination: m.Destination.ValueString(),
-		Limits: outputLimits(m.MaxBytes, m.MaxFiles, r.eng.OutputLimits)})
+		Limits: outputLimits(m.MaxBytes, m.MaxFiles, r.eng.OutputLimits), Require: requiredGlobs(globs, m.RequireMatch),
+		MinFiles: m.MinFiles.ValueInt64()})
 	if errors.Is(err, context.DeadlineExceeded) {
 		err = fmt.Errorf("%w: the export did not finish within its create timeout of %s", err, timeout)
+	}
+	var noMatch *workspace.NoMatchError
+	var tooFew *workspace.TooFewFilesError
+	switch {
+	case errors.As(err, &noMatch):
+		resp.Diagnostics.AddAttributeError(path.Root("paths"), "Nothing to export", sandbox.EscapeControl(err.Error())+
+			".\n\nSet require_match = false if this glob may match nothing.")
+		return
+	case errors.As(err, &tooFew):
+		resp.Diagnostics.AddAttributeError(path.Root("min_files"), "Too few files to export", err.Error())
+		return
 	}
 	if err != nil {
 		// What was exported before the failure is removed again.
@@ -154,8 +184,8 @@ func (r *exportResource) Read(ctx context.Context, req resource.ReadRequest, res
 	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
 }
 
-// Update changes only max_bytes, max_files or timeouts, which bound the
-// next export: every other argument replaces.
+// Update changes only max_bytes, max_files, require_match, min_files or
+// timeouts, which bound the next export: every other argument replaces.
 func (r *exportResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var m exportModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
@@ -214,4 +244,23 @@ func skippedNames(names []string) string {
 	return fmt.Sprintf("%d file(s) matching paths were not exported: their names hold a backslash or a control "+
 		"character, which the host cannot take as they are: %s%s. Rename them in the workspace to export them.",
 		len(names), strings.Join(quoted, ", "), more)
+}
+
+// requiredGlobs returns the globs that must match: every one with
+// require_match = true, none with false, and unset those without a
+// wildcard (a file named explicitly).
+func requiredGlobs(globs []string, requireMatch types.Bool) []string {
+	if !requireMatch.IsNull() && !requireMatch.IsUnknown() {
+		if requireMatch.ValueBool() {
+			return globs
+		}
+		return nil
+	}
+	var out []string
+	for _, g := range globs {
+		if workspace.LiteralGlob(g) {
+			out = append(out, g)
+		}
+	}
+	return out
 }

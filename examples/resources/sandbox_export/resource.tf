@@ -9,7 +9,7 @@ resource "sandbox_command" "eval" {
 
 resource "sandbox_export" "results" {
   workspace_id = sandbox_workspace.ws.id
-  paths        = ["output/**", "logs/*.log"]
-  destination  = "results" # relative to the working directory
+  paths        = ["output/score.json", "logs/*.log"] # score.json must exist; logs may be none
+  destination  = "results"                           # relative to the working directory
   triggers     = { run = sandbox_command.eval.id }
 }

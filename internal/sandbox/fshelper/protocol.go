@@ -23,6 +23,7 @@ package fshelper
 
 import (
 	"errors"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/proctree"
 	"io/fs"
 	"path"
 	"strconv"
@@ -92,7 +93,7 @@ const (
 	OpRemoveAll  = "removeall"  // tree, no symlink followed
 	OpWrite      = "write"      // tar on stdin; Response.Written, one per member
 	OpRemoveTree = "removetree" // JSON list of tree-relative files on stdin; Response.Removal
-	OpKillEnv    = "killenv"    // arg: token; SIGKILL every process whose environment holds ExecTokenEnv=<token>; Response.Size = how many
+	OpKillEnv    = "killenv"    // arg: token; SIGKILL every process whose environment holds ExecTokenEnv=<token>; Response.Size = how many, Response.Killed which
 	OpOOMKills   = "oomkills"   // Response.Size = processes the out-of-memory killer has killed in the container's memory cgroup
 	OpPersist    = "persist"    // arg: JSON list of excluded paths; the workspace tar on stdout (no Response), errors on stderr, exit 1
 	OpRead       = "read"       // arg: byte limit; the file's content on stdout (no Response), errors on stderr, exit 1
@@ -127,7 +128,7 @@ const PAXMeta = "SANDBOX.meta"
 // on timeout OpKillEnv finds and kills the whole tree the command started,
 // process groups and new sessions included, with no tool needed in the
 // image.
-const ExecTokenEnv = "SANDBOX_EXEC_TOKEN"
+const ExecTokenEnv = proctree.TokenEnv
 
 // Version is the protocol version printed by OpVersion.
 const Version = "1"
@@ -152,6 +153,9 @@ type Response struct {
 	Files   []backend.TreeFile    `json:"files,omitempty"`
 	Written []backend.WriteResult `json:"written,omitempty"`
 	Removal *backend.RemoveReport `json:"removal,omitempty"`
+	// Killed names the processes OpKillEnv killed (a helper of an older
+	// version gives only their count in Size).
+	Killed []proctree.Proc `json:"killed,omitempty"`
 }
 
 // Error is a failed operation: its kind and the message of the error.

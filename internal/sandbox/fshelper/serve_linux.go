@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/proctree"
 	"io"
 	"io/fs"
 	"os"
@@ -170,8 +171,8 @@ func run(ctx context.Context, b *local.Backend, op, rel, arg string, stdin io.Re
 		sum, err := snapshot.Extract(ctx, b.Root(), stdin, true, ParseHydrateArg(arg))
 		return Response{Size: int64(sum.FileCount)}, err
 	case OpKillEnv:
-		n, err := killByEnv(ExecTokenEnv + "=" + arg)
-		return Response{Size: int64(n)}, err
+		procs, err := proctree.KillByEnv(ExecTokenEnv + "=" + arg)
+		return Response{Size: int64(len(procs)), Killed: procs}, err
 	case OpOOMKills:
 		return Response{Size: oomKills()}, nil
 	}

@@ -20,6 +20,11 @@ type ExecRequest = backend.ExecRequest
 // Python SDK's ExecTimeoutError).
 var ErrExecTimeout = backend.ErrExecTimeout
 
+// StartError is a command the runtime could not start (a missing working
+// directory, an unknown user, a program not found): never the command's
+// own exit code.
+type StartError = backend.StartError
+
 // Exec runs req in the workspace with the workspace's environment
 // underneath req.Env. A non-zero exit is returned in the result, not as an
 // error.

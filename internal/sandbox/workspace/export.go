@@ -29,6 +29,12 @@ type ExportRequest struct {
 	// Limits bound the bytes (holes of sparse files not counted) and the
 	// files written; zero bounds are the defaults.
 	Limits sandbox.OutputLimits
+	// Require lists the globs (of Paths) that must each match at least
+	// one file, else the export fails with a *NoMatchError before writing
+	// anything.
+	Require []string
+	// MinFiles is the fewest files the export must write (0: none).
+	MinFiles int64
 }
 
 // ExportResult is what an export wrote: path → SHA-256 (hex) of each file,
@@ -54,6 +60,10 @@ type ExportResult struct {
 // than req.Limits allow fail with a *sandbox.LimitError; what was written
 // until then is in the result, for the caller to remove.
 //
+// Before anything is written, every glob of req.Require must match a file
+// (else a *NoMatchError) and at least req.MinFiles files must match (else
+// a *TooFewFilesError).
+//
 // A backend that streams an archive (backend.ExportArchiver) sends every
 // file in one stream, holes of sparse files left out and recreated as
 // holes; otherwise each file is read on its own.
@@ -65,6 +75,9 @@ func (w *Workspace) Export(ctx context.Context, req ExportRequest) (ExportResult
 		return res, err
 	}
 	tree, res.Skipped = splitHostUnsafe(tree)
+	if err := w.checkMatches(ctx, req, tree); err != nil {
+		return res, err
+	}
 	if int64(len(tree)) > limits.MaxFiles {
 		return res, &sandbox.LimitError{Op: "export", Limit: "max_files", Value: limits.MaxFiles, Path: tree[limits.MaxFiles].Rel}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/fshelper"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/proctree"
 )
 
 // Exec runs a command in the container as the Python SDK's Docker backend
@@ -22,7 +23,9 @@ import (
 // when ctx expires or is cancelled first, the file helper kills, as root,
 // every process carrying that token (the command and everything it
 // started); the error wraps backend.ErrExecTimeout ("command timed out")
-// for the run's own timeout, else ctx's error.
+// for the run's own timeout, else ctx's error, and names what was killed.
+// A command the runtime could not start (a missing working directory, an
+// unknown user, a program not found) fails with a *backend.StartError.
 func (w *Workspace) Exec(ctx context.Context, req backend.ExecRequest) (sandbox.ExecResult, error) {
 	if len(req.Argv) == 0 {
 		return sandbox.ExecResult{}, errors.New("exec: empty command")
@@ -53,6 +56,11 @@ func (w *Workspace) Exec(ctx context.Context, req backend.ExecRequest) (sandbox.
 		}
 	}
 	res, err := w.r.Run(runCtx, Proc{Argv: req.Argv, User: req.User, WorkDir: workdir, Env: env, Limit: backend.MaxOutputBytes})
+	if err == nil {
+		if serr := startFailure(req, res); serr != nil {
+			return res, serr
+		}
+	}
 	if err == nil && res.ExitCode == 137 && oomBefore >= 0 {
 		if n, oerr := w.OOMKills(ctx); oerr == nil && n > oomBefore {
 			res.OOMKilled = true
@@ -65,19 +73,20 @@ func (w *Workspace) Exec(ctx context.Context, req backend.ExecRequest) (sandbox.
 		// run's token, whatever process group or session they moved to.
 		killCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
-		_, kerr := w.helper(killCtx, fshelper.OpKillEnv, ".", token, nil)
+		resp, kerr := w.helper(killCtx, fshelper.OpKillEnv, ".", token, nil)
+		what := proctree.Describe(int(resp.Size), resp.Killed)
 		if ctx.Err() != nil {
 			if kerr != nil {
 				return sandbox.ExecResult{ExitCode: -1}, fmt.Errorf("%w; killing the command's processes failed: %w", ctx.Err(), kerr)
 			}
-			return sandbox.ExecResult{ExitCode: -1}, fmt.Errorf("%w; every process the command started was killed", ctx.Err())
+			return sandbox.ExecResult{ExitCode: -1}, fmt.Errorf("%w; every process the command started was killed: %s", ctx.Err(), what)
 		}
 		if kerr != nil {
 			return sandbox.ExecResult{ExitCode: -1}, fmt.Errorf("%w after %s; killing its processes failed: %w",
 				backend.ErrExecTimeout, req.Timeout.Round(time.Millisecond), kerr)
 		}
-		return sandbox.ExecResult{ExitCode: -1}, fmt.Errorf("%w after %s; every process it started was killed",
-			backend.ErrExecTimeout, req.Timeout.Round(time.Millisecond))
+		return sandbox.ExecResult{ExitCode: -1}, fmt.Errorf("%w after %s; every process it started was killed: %s",
+			backend.ErrExecTimeout, req.Timeout.Round(time.Millisecond), what)
 	}
 	return res, err
 }

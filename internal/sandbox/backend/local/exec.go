@@ -9,12 +9,18 @@ import (
 	"maps"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/proctree"
 )
 
 // Exec runs req.Argv as a host subprocess, as the Python SDK's unix-local backend
@@ -24,8 +30,12 @@ import (
 // and a mount helper started here would keep them readable in its
 // /proc/<pid>/environ), and the working directory is the root or req.WorkDir
 // below it. The command runs in its own process group; on timeout or
-// cancellation the whole group is killed with SIGKILL. A user cannot be
-// switched on the host: a non-empty req.User is refused.
+// cancellation the whole group is killed with SIGKILL, and on Linux every
+// other process carrying the run's token (proctree.TokenEnv) too: those
+// that moved to their own group or session. A user cannot be
+// switched on the host: a non-empty req.User is refused. A missing working
+// directory or a program that cannot be started fails with a
+// *backend.StartError.
 func (b *Backend) Exec(ctx context.Context, req backend.ExecRequest) (sandbox.ExecResult, error) {
 	if len(req.Argv) == 0 {
 		return sandbox.ExecResult{}, errors.New("exec: empty command")
@@ -38,7 +48,11 @@ func (b *Backend) Exec(ctx context.Context, req backend.ExecRequest) (sandbox.Ex
 		dir = filepath.Join(b.root, filepath.FromSlash(req.WorkDir))
 	}
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return sandbox.ExecResult{}, fmt.Errorf("exec: working directory %s does not exist in the workspace", dir)
+		detail := "not a directory"
+		if err != nil {
+			detail = err.Error()
+		}
+		return sandbox.ExecResult{}, &backend.StartError{Attr: "working_dir", Value: path.Clean("./" + req.WorkDir), Detail: backend.StartDetail(detail)}
 	}
 	runCtx := ctx
 	var cancel context.CancelFunc
@@ -53,12 +67,16 @@ func (b *Backend) Exec(ctx context.Context, req backend.ExecRequest) (sandbox.Ex
 		set = map[string]string{}
 	}
 	set["HOME"] = b.root
+	// Every process of the run inherits the token, so a timeout finds
+	// (on Linux) those that left the process group too.
+	token := proctree.TokenEnv + "=" + uuid.NewString()
+	set[proctree.TokenEnv] = strings.TrimPrefix(token, proctree.TokenEnv+"=")
 	cmd.Env = sandbox.ProcessEnv(nil, set)
 	stdout, stderr := &backend.CappedBuffer{Limit: backend.MaxOutputBytes}, &backend.CappedBuffer{Limit: backend.MaxOutputBytes}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
-		return sandbox.ExecResult{}, fmt.Errorf("exec %s: %w", req.Argv[0], err)
+		return sandbox.ExecResult{}, &backend.StartError{Attr: "command", Value: req.Argv[0], Detail: backend.StartDetail(err.Error())}
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -66,13 +84,14 @@ func (b *Backend) Exec(ctx context.Context, req backend.ExecRequest) (sandbox.Ex
 	select {
 	case waitErr = <-done:
 	case <-runCtx.Done():
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		what := killTree(cmd.Process.Pid, token)
 		killed := <-done
 		if errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
 			return sandbox.ExecResult{Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), ExitCode: -1},
-				fmt.Errorf("%w after %s; its process group was killed (%w)", backend.ErrExecTimeout, req.Timeout.Round(time.Millisecond), killed)
+				fmt.Errorf("%w after %s; every process it started was killed: %s (%w)", backend.ErrExecTimeout,
+					req.Timeout.Round(time.Millisecond), what, killed)
 		}
-		return sandbox.ExecResult{}, fmt.Errorf("%w (%w)", ctx.Err(), killed)
+		return sandbox.ExecResult{}, fmt.Errorf("%w; every process the command started was killed: %s (%w)", ctx.Err(), what, killed)
 	}
 	res := sandbox.ExecResult{Stdout: stdout.Bytes(), Stderr: stderr.Bytes()}
 	var exitErr *exec.ExitError
@@ -84,4 +103,31 @@ func (b *Backend) Exec(ctx context.Context, req backend.ExecRequest) (sandbox.Ex
 		return res, fmt.Errorf("exec %s: %w", req.Argv[0], waitErr)
 	}
 	return res, backend.CheckOutput(stdout, stderr)
+}
+
+// killTree kills the process group of pid and every process carrying
+// token, and says what it killed.
+func killTree(pid int, token string) string {
+	procs, _ := proctree.KillByEnv(token)
+	n := len(procs)
+	seen := map[int]bool{}
+	for _, p := range procs {
+		seen[p.Pid] = true
+	}
+	if !seen[pid] {
+		// The leader itself (no /proc to scan, or already a zombie).
+		procs = append(procs, proctree.Proc{Pid: pid, Name: procName(pid)})
+		n++
+	}
+	_ = syscall.Kill(-pid, syscall.SIGKILL)
+	return proctree.Describe(n, procs)
+}
+
+// procName is the name of pid where /proc tells it, else "?".
+func procName(pid int) string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
+	if err != nil {
+		return "?"
+	}
+	return proctree.Clean(string(b))
 }

@@ -75,3 +75,43 @@ func TestExecCapsOutput(t *testing.T) {
 		t.Fatalf("kept %d bytes of stdout and %q of stderr", len(res.Stdout), res.Stderr)
 	}
 }
+
+// A process that left the command's process group (setsid: a new session)
+// is killed on timeout too, and the error names what was killed.
+func TestExecTimeoutKillsNewSessions(t *testing.T) {
+	if _, err := os.Stat("/proc/self/environ"); err != nil {
+		t.Skip("needs /proc")
+	}
+	root := t.TempDir()
+	marker := filepath.Join(root, "survived")
+	_, err := New(root).Exec(context.Background(), backend.ExecRequest{
+		Argv:    []string{"sh", "-c", "setsid sh -c 'sleep 2; touch " + marker + "' </dev/null >/dev/null 2>&1 & sleep 30"},
+		Timeout: 300 * time.Millisecond,
+	})
+	if !errors.Is(err, backend.ErrExecTimeout) {
+		t.Fatalf("err = %v, want ErrExecTimeout", err)
+	}
+	// sh (the command), sh (in its own session) and the two sleeps.
+	for _, want := range []string{"every process it started was killed: 4 processes (", " sleep", " sh"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("err = %v, want it to hold %q", err, want)
+		}
+	}
+	time.Sleep(2500 * time.Millisecond)
+	if _, err := os.Stat(marker); !os.IsNotExist(err) {
+		t.Fatalf("a process in a new session outlived the timeout (marker: %v)", err)
+	}
+}
+
+func TestExecCannotStart(t *testing.T) {
+	b := New(t.TempDir())
+	_, err := b.Exec(context.Background(), backend.ExecRequest{Argv: []string{"true"}, WorkDir: "results/x"})
+	var se *backend.StartError
+	if !errors.As(err, &se) || se.Attr != "working_dir" || !strings.Contains(err.Error(), `working_dir "results/x" does not exist in the workspace`) {
+		t.Fatalf("err = %v, want a StartError on working_dir", err)
+	}
+	_, err = b.Exec(context.Background(), backend.ExecRequest{Argv: []string{"no-such-program-here"}})
+	if !errors.As(err, &se) || se.Attr != "command" || !strings.Contains(err.Error(), `"no-such-program-here" could not be started`) {
+		t.Fatalf("err = %v, want a StartError on the command", err)
+	}
+}
