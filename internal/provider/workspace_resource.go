@@ -332,7 +332,7 @@ func (r *workspaceResource) Update(ctx context.Context, req resource.UpdateReque
 	}
 	var prior workspaceModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
-	if applyEgress(ctx, r.eng, w, &m, &prior, &resp.Diagnostics); resp.Diagnostics.HasError() {
+	if updateEgress(ctx, r.eng, w, &m, prior, &resp.Diagnostics); resp.Diagnostics.HasError() {
 		return
 	}
 	if applyRootOwner(ctx, w, &m, &prior, &resp.Diagnostics); resp.Diagnostics.HasError() {

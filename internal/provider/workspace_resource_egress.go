@@ -40,12 +40,15 @@ func validateEgress(ctx context.Context, m workspaceModel, kind string, diags *d
 		if diags.Append(m.Docker.As(ctx, &d, basetypes.ObjectAsOptions{})...); diags.HasError() {
 			return
 		}
-		if nm := d.NetworkMode.ValueString(); nm == "none" || nm == "host" {
-			diags.AddAttributeError(at, "Egress cannot be used with network_mode \""+nm+"\"",
-				map[string]string{
-					"none": "network_mode \"none\" has no network to reach: egress has nothing to filter.",
-					"host": "network_mode \"host\" shares the host's network namespace, and the provider never changes the host's rules.",
-				}[nm])
+		if nm := d.NetworkMode.ValueString(); nm == "none" || nm == "host" || strings.HasPrefix(nm, "container:") {
+			why := "network_mode \"none\" has no network to reach: egress has nothing to filter."
+			switch {
+			case nm == "host":
+				why = "network_mode \"host\" shares the host's network namespace, and the provider never changes the host's rules."
+			case nm != "none":
+				why = "network_mode \"" + nm + "\" shares another container's network namespace, whose traffic egress would restrict too."
+			}
+			diags.AddAttributeError(at, "Egress cannot be used with network_mode \""+nm+"\"", why)
 		}
 		if !d.CapAdd.IsNull() && !d.CapAdd.IsUnknown() {
 			var caps []string
@@ -284,6 +287,39 @@ func applyEgress(ctx context.Context, eng *workspace.Engine, w *workspace.Worksp
 	em.Resolved = resolvedValue(resolved)
 	obj, dd := types.ObjectValueFrom(ctx, egressAttrTypes, em)
 	if d.Append(dd...); !d.HasError() {
+		m.Egress = obj
+	}
+}
+
+// updateEgress enforces the planned policy on an update. A stopped or
+// paused workspace gets its rules when it runs again (the refresh then
+// shows them missing).
+func updateEgress(ctx context.Context, eng *workspace.Engine, w *workspace.Workspace, m *workspaceModel, prior workspaceModel, diags *diag.Diagnostics) {
+	if rs := m.RunState.ValueString(); rs == workspace.RunStopped || rs == workspace.RunPaused {
+		deferEgress(ctx, m, prior)
+		return
+	}
+	applyEgress(ctx, eng, w, m, &prior, diags)
+}
+
+// deferEgress records, for a workspace left stopped or paused, the
+// planned policy with the addresses last enforced (none when unknown): the
+// rules are programmed once it runs again, after the refresh shows them
+// missing.
+func deferEgress(ctx context.Context, m *workspaceModel, prior workspaceModel) {
+	if m.Egress.IsNull() || m.Egress.IsUnknown() {
+		return
+	}
+	var em egressModel
+	if d := m.Egress.As(ctx, &em, basetypes.ObjectAsOptions{}); d.HasError() || !em.Resolved.IsUnknown() {
+		return
+	}
+	em.Resolved = resolvedValue(nil)
+	var pm egressModel
+	if !prior.Egress.IsNull() && !prior.Egress.As(ctx, &pm, basetypes.ObjectAsOptions{}).HasError() && !pm.Resolved.IsUnknown() && !pm.Resolved.IsNull() {
+		em.Resolved = pm.Resolved
+	}
+	if obj, d := types.ObjectValueFrom(ctx, egressAttrTypes, em); !d.HasError() {
 		m.Egress = obj
 	}
 }
