@@ -23,7 +23,8 @@ import (
 const LabelEgress = "sandbox.egress_of"
 
 // egressLifetime bounds the rule container's life should the provider
-// die before removing it: its helper's keep-alive ends by then.
+// die before removing it: its helper's keep-alive ends by then, and the
+// daemon removes it (AutoRemove).
 const egressLifetime = 2 * time.Minute
 
 // egressOutputLimit bounds the helper's answer (untrusted: it ran in the
@@ -96,7 +97,7 @@ func (b *Backend) egress(ctx context.Context, sub string, stdin []byte) (egress.
 			Labels: map[string]string{LabelEgress: b.id}},
 		HostConfig: &container.HostConfig{NetworkMode: container.NetworkMode("container:" + b.id),
 			CapDrop: []string{"ALL"}, CapAdd: []string{"NET_ADMIN"}, SecurityOpt: []string{"no-new-privileges"},
-			ReadonlyRootfs: true, Mounts: []mount.Mount{helperMount(digest)}},
+			ReadonlyRootfs: true, AutoRemove: true, Mounts: []mount.Mount{helperMount(digest)}},
 	})
 	if err != nil {
 		return egress.Observed{}, fmt.Errorf("creating the egress rule container for %s: %w", short(b.id), err)
