@@ -19,7 +19,8 @@ import (
 // B); the rules are in its own network namespace, root in the workspace
 // cannot remove them, and when they are removed out of band the next plan
 // shows the drift and the apply puts them back. An import reads the policy
-// back. The host's firewall is untouched.
+// back, and removing egress from the configuration removes the rules.
+// The host's firewall is untouched.
 func TestAccDockerEgress_denyByDefault(t *testing.T) {
 	keepHostRules(t)
 	env := newDockerEnv(t)
@@ -90,6 +91,20 @@ func TestAccDockerEgress_denyByDefault(t *testing.T) {
 			{
 				ResourceName: "sandbox_workspace.ws", ImportState: true, ImportStateVerify: true,
 				ImportStateVerifyIgnore: []string{"keep_on_destroy", "docker.pull_policy"},
+			},
+			{
+				// Without egress in the configuration the table goes and B is reachable again.
+				Config: env.configDocker(fmt.Sprintf("networks = [{ name = %q }]", evalnet), "", ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("sandbox_workspace.ws", plancheck.ResourceActionUpdate),
+				}},
+				Check: func(s *terraform.State) error {
+					id := env.container(s)
+					if present, _, _, err := nsTable(id); err != nil || present {
+						return fmt.Errorf("after egress was removed the table is present=%v (%w)", present, err)
+					}
+					return expectReach(id, map[string]string{ipB + ":8081": "b-8081"})
+				},
 			},
 		},
 	})
