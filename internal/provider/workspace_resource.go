@@ -61,6 +61,8 @@ type workspaceModel struct {
 	// RunState and WaitUntil are in workspace_resource_runstate.go.
 	RunState  types.String `tfsdk:"run_state"`
 	WaitUntil types.String `tfsdk:"wait_until"`
+	// Egress is in workspace_resource_egress.go.
+	Egress types.Object `tfsdk:"egress"`
 }
 
 var endpointAttrTypes = map[string]attr.Type{
@@ -91,6 +93,7 @@ func (r *workspaceResource) ValidateConfig(ctx context.Context, req resource.Val
 				"or `docker { image = \"...\" }` for a container.")
 	case 1:
 		set[0].validate(ctx, m, req.Config, &resp.Diagnostics)
+		validateEgress(ctx, m, set[0].name(), &resp.Diagnostics)
 		validateRunState(ctx, m, set[0].name(), &resp.Diagnostics)
 	default:
 		resp.Diagnostics.AddAttributeError(path.Root(set[1].name()), "Conflicting backend blocks",
@@ -120,6 +123,7 @@ func (r *workspaceResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		k.modifyPlan(ctx, r.eng, req, resp, plan)
 	}
 	planRestore(ctx, r.eng, req, resp, plan)
+	planEgress(ctx, req, resp, plan)
 	planKeepsEndpoints(ctx, req, resp)
 }
 
@@ -199,6 +203,11 @@ func (r *workspaceResource) Create(ctx context.Context, req resource.CreateReque
 	if w == nil || resp.Diagnostics.HasError() {
 		return
 	}
+	// The policy is enforced before anything else runs in the workspace.
+	if applyEgress(ctx, r.eng, w, &m, nil, &resp.Diagnostics); resp.Diagnostics.HasError() {
+		recordCreated(ctx, w, m, resp)
+		return
+	}
 	if !r.restoreWorkspace(ctx, w, m, req.Config, &resp.Diagnostics) {
 		return // the workspace was destroyed again
 	}
@@ -259,10 +268,14 @@ func (r *workspaceResource) Read(ctx context.Context, req resource.ReadRequest, 
 	setRunState(w, &m)
 	setExpiry(w, &m)
 	observeRunState(ctx, r.eng, w, &m)
+	importing := m.Local.IsNull() && m.Docker.IsNull() && m.Kubernetes.IsNull()
 	if k := kindNamed(w.Kind); k != nil {
 		if k.observe(ctx, r.eng, w, &m, &resp.Diagnostics); resp.Diagnostics.HasError() {
 			return
 		}
+	}
+	if readEgress(ctx, r.eng, w, &m, importing, &resp.Diagnostics); resp.Diagnostics.HasError() {
+		return
 	}
 	if m.Users.IsNull() {
 		m.Users = types.ListNull(types.ObjectType{AttrTypes: userAttrTypes})
@@ -319,6 +332,9 @@ func (r *workspaceResource) Update(ctx context.Context, req resource.UpdateReque
 	}
 	var prior workspaceModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+	if updateEgress(ctx, r.eng, w, &m, prior, &resp.Diagnostics); resp.Diagnostics.HasError() {
+		return
+	}
 	if applyRootOwner(ctx, w, &m, &prior, &resp.Diagnostics); resp.Diagnostics.HasError() {
 		return
 	}

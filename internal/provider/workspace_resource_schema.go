@@ -111,6 +111,7 @@ func (r *workspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 			"run_state":         runStateAttribute(),
 			"wait_until":        waitUntilAttribute(),
 			"extra_path_grants": grantsAttribute(),
+			"egress":            egressAttribute(),
 			"id": schema.StringAttribute{
 				Computed: true,
 				MarkdownDescription: "Workspace id, new on every creation: `local:<uuid>:<root>` or `docker:<uuid>`. It says " +
