@@ -21,15 +21,6 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/egress"
 )
 
-// OpEgress programs or reads a workspace's egress policy in the network
-// namespace the helper runs in: `sandbox-fs-helper egress apply` reads an
-// egress.Program (JSON) on stdin and replaces the table EgressTable with
-// it in one atomic batch; `sandbox-fs-helper egress list` reads the table
-// back and `sandbox-fs-helper egress remove` deletes it. Both answer an egress.Observed (JSON) on stdout. The caller runs
-// the helper in a short-lived container joined to the workspace's
-// network namespace with CAP_NET_ADMIN; the workspace itself has none.
-const OpEgress = "egress"
-
 // EgressTable is the nftables table (family inet) holding the policy.
 const EgressTable = "sandbox_egress"
 

@@ -9,13 +9,6 @@ import (
 	"time"
 )
 
-// OpKeepAlive is the keep-alive process of a workspace container with a
-// lifetime: `sandbox-fs-helper keepalive <RFC 3339 deadline>` sleeps until
-// the deadline and exits 0, so the container stops by itself then; started
-// at or after the deadline (docker start, a restart policy, a daemon
-// restart) it exits at once. SIGTERM and SIGINT end it too (docker stop).
-const OpKeepAlive = "keepalive"
-
 // keepAlive runs OpKeepAlive. The wall clock is checked at least every
 // minute, so a suspended host does not stretch the deadline.
 func keepAlive(deadline string, stderr io.Writer) int {

@@ -230,3 +230,21 @@ func ParseHydrateArg(arg string) sandbox.OutputLimits {
 	}
 	return l.WithDefaults()
 }
+
+var errUsage = errors.New("usage error")
+
+// OpKeepAlive is the keep-alive process of a workspace container with a
+// lifetime: `sandbox-fs-helper keepalive <RFC 3339 deadline>` sleeps until
+// the deadline and exits 0, so the container stops by itself then; started
+// at or after the deadline (docker start, a restart policy, a daemon
+// restart) it exits at once. SIGTERM and SIGINT end it too (docker stop).
+const OpKeepAlive = "keepalive"
+
+// OpEgress programs or reads a workspace's egress policy in the network
+// namespace the helper runs in: `sandbox-fs-helper egress apply` reads an
+// egress.Program (JSON) on stdin and replaces the table EgressTable with
+// it in one atomic batch; `sandbox-fs-helper egress list` reads the table
+// back and `sandbox-fs-helper egress remove` deletes it. Both answer an egress.Observed (JSON) on stdout. The caller runs
+// the helper in a short-lived container joined to the workspace's
+// network namespace with CAP_NET_ADMIN; the workspace itself has none.
+const OpEgress = "egress"

@@ -81,8 +81,6 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return emit(stdout, stderr, resp)
 }
 
-var errUsage = errors.New("usage error")
-
 // pinDigestCache puts the digest cache in DigestDir when the helper runs
 // from HelperDir (in a container); elsewhere (tests on the host) the
 // environment decides, as for the provider.
