@@ -3,12 +3,11 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"log"
 	"os"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/provider"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/fshelper"
@@ -27,10 +26,13 @@ func main() {
 
 	limitFrameworkLogs()
 	stopProfile := startProfile()
-	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
-		Address: provider.Address,
-		Debug:   debug,
-	})
+	var opts []tf6server.ServeOpt
+	if debug {
+		opts = append(opts, tf6server.WithManagedDebug())
+	}
+	// The write-only values of resource configurations are remembered for
+	// the secret gate of snapshots and exports (provider.NewProtocol6Server).
+	err := tf6server.Serve(provider.Address, provider.ServeProtocol6(version), opts...)
 	stopProfile()
 	if err != nil {
 		log.Fatal(err.Error())

@@ -52,6 +52,9 @@ type exportModel struct {
 	RequireMatch types.Bool     `tfsdk:"require_match"`
 	MinFiles     types.Int64    `tfsdk:"min_files"`
 	Timeouts     timeouts.Value `tfsdk:"timeouts"`
+
+	// AllowSecrets opens the secret gate (secret_gate.go).
+	AllowSecrets types.Bool `tfsdk:"allow_secrets"`
 }
 
 // defaultExportTimeout bounds an export whose timeouts block sets no
@@ -111,6 +114,7 @@ func (r *exportResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 	for name, a := range limitAttributes("this export") {
 		resp.Schema.Attributes[name] = a
 	}
+	resp.Schema.Attributes["allow_secrets"] = allowSecretsAttribute("export")
 }
 
 func (r *exportResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
@@ -139,7 +143,7 @@ func (r *exportResource) Create(ctx context.Context, req resource.CreateRequest,
 	}
 	res, err := ws.Export(ctx, workspace.ExportRequest{Paths: globs, Destination: m.Destination.ValueString(),
 		Limits: outputLimits(m.MaxBytes, m.MaxFiles, r.eng.OutputLimits), Require: requiredGlobs(globs, m.RequireMatch),
-		MinFiles: m.MinFiles.ValueInt64()})
+		MinFiles: m.MinFiles.ValueInt64(), AllowSecrets: m.AllowSecrets.ValueBool()})
 	if errors.Is(err, context.DeadlineExceeded) {
 		err = fmt.Errorf("%w: the export did not finish within its create timeout of %s", err, timeout)
 	}

@@ -12,14 +12,13 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 )
 
 // protoV6Factories serves the provider in-process to real terraform.
 var protoV6Factories = map[string]func() (tfprotov6.ProviderServer, error){
-	"sandbox": providerserver.NewProtocol6WithError(New("test")()),
+	"sandbox": NewProtocol6Server("test"),
 }
 
 // requireTF111 fails, never skips, a test run by a CLI older than 1.11, the

@@ -53,6 +53,9 @@ type snapshotResourceModel struct {
 	WorkspaceID   types.String        `tfsdk:"workspace_id"`
 	Local         *snapshotLocalModel `tfsdk:"local"`
 	S3            *snapshotS3Model    `tfsdk:"s3"`
+	Image         *snapshotImageModel `tfsdk:"image"`
+	ImageID       types.String        `tfsdk:"image_id"`
+	AllowSecrets  types.Bool          `tfsdk:"allow_secrets"`
 	Exclude       types.List          `tfsdk:"exclude"`
 	ManifestJSON  types.String        `tfsdk:"manifest_json"`
 	Triggers      types.Map           `tfsdk:"triggers"`
@@ -96,7 +99,7 @@ func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 		MarkdownDescription: "A tar of a workspace's root as the Python SDK persists it (workspace-relative `.`-rooted " +
 			"members, without ephemeral entries, `exclude` paths, mount targets or helper files), taken on create and again (as a " +
 			"replacement) whenever an argument or `triggers` changes, to a host directory (`local`) or an S3 bucket " +
-			"(`s3`). Destroy removes the archive it wrote; a missing or altered archive plans a new snapshot. " +
+			"(`s3`); or, of a Docker workspace, its whole container filesystem as a local image (`image`). Destroy removes the archive it wrote; a missing or altered archive plans a new snapshot. " +
 			"`timeouts`: create 20 minutes, read and delete 10; a snapshot cut short leaves no partial archive.",
 		Attributes: map[string]schema.Attribute{
 			"id":           computed("The snapshot id (same as `snapshot_id`)."),
@@ -119,13 +122,13 @@ func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"snapshot_id": computed("Random id of the snapshot; the archive is `<base_path>/<snapshot_id>.tar` or the " +
 				"object `<prefix>/<snapshot_id>.tar`."),
 			"path": computed("With `local`: host path of the archive, relative to the working directory when " +
-				"`base_path` is. Null with `s3`."),
-			"url":        computed("With `s3`: the object as `s3://<bucket>/<key>`, for `restore_from.url`. Null with `local`."),
-			"sha256":     computed("SHA-256 (hex) of the archive."),
-			"size":       computedInt("Size of the archive in bytes."),
-			"file_count": computedInt("Number of regular files in the archive."),
+				"`base_path` is. Null with `s3` and `image`."),
+			"url":        computed("With `s3`: the object as `s3://<bucket>/<key>`, for `restore_from.url`. Null with `local` and `image`."),
+			"sha256":     computed("SHA-256 (hex) of the archive. Null with `image`."),
+			"size":       computedInt("Size of the archive in bytes; with `image`, the data bytes of the image's regular files."),
+			"file_count": computedInt("Number of regular files in the archive (or the image)."),
 			"fingerprint": computed("The Python SDK's workspace fingerprint (`workspace_tar_sha256_v1`): SHA-256 (hex) of the " +
-				"archive followed by the manifest digest."),
+				"archive followed by the manifest digest. Null with `image`."),
 			"files": fileDigestsAttribute("in the archive"),
 			"exclude_unsafe": schema.BoolAttribute{Optional: true, MarkdownDescription: "The snapshot applies " +
 				"`restore_from`'s member rules as it is taken, so that it can be restored: by default a workspace path a " +
@@ -135,10 +138,13 @@ func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				PlanModifiers: []planmodifier.Bool{boolplanmodifier.RequiresReplace()}},
 			"max_bytes": maxBytes,
 			"max_files": maxFiles,
+			"image_id": computed("With `image`: the image's id (`sha256:...`), for `docker { image = ... }` of the workspaces " +
+				"that fork it. Null with `local` and `s3`."),
+			"allow_secrets": allowSecretsAttribute("snapshot"),
 		},
 		Blocks: map[string]schema.Block{
 			"local": schema.SingleNestedBlock{
-				MarkdownDescription: "Write the archive to a host directory. Set exactly one of `local` and `s3`.",
+				MarkdownDescription: "Write the archive to a host directory. Set exactly one of `local`, `s3` and `image`.",
 				Attributes: map[string]schema.Attribute{
 					"base_path": schema.StringAttribute{
 						// Optional so that an absent block is valid; the block requires it.
@@ -152,17 +158,27 @@ func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplace()},
 			},
 			"s3":       snapshotS3Block(),
+			"image":    snapshotImageBlock(),
 			"timeouts": timeoutsBlock(ctx, snapshotTimeouts),
 		},
 	}
 }
 
 func (r *snapshotResource) ConfigValidators(context.Context) []resource.ConfigValidator {
-	return []resource.ConfigValidator{resourcevalidator.ExactlyOneOf(path.MatchRoot("local"), path.MatchRoot("s3"))}
+	return []resource.ConfigValidator{resourcevalidator.ExactlyOneOf(path.MatchRoot("local"), path.MatchRoot("s3"),
+		path.MatchRoot("image"))}
 }
 
-// ValidateConfig refuses a partial key pair at plan time.
+// ValidateConfig refuses a partial key pair, and an image snapshot of a
+// workspace known not to be a Docker container, at plan time.
 func (r *snapshotResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var image types.Object
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("image"), &image)...)
+	if !image.IsNull() {
+		var id types.String
+		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("workspace_id"), &id)...)
+		validateImageWorkspace(id, &resp.Diagnostics)
+	}
 	var s3 types.Object
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("s3"), &s3)...)
 	if resp.Diagnostics.HasError() || s3.IsNull() || s3.IsUnknown() {
@@ -182,8 +198,9 @@ func (r *snapshotResource) Create(ctx context.Context, req resource.CreateReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if (m.Local == nil) == (m.S3 == nil) {
-		resp.Diagnostics.AddError("Missing target block", "Set exactly one of local { base_path = ... } and s3 { bucket = ... }.")
+	if n := btoi(m.Local != nil) + btoi(m.S3 != nil) + btoi(m.Image != nil); n != 1 {
+		resp.Diagnostics.AddError("Missing target block", "Set exactly one of local { base_path = ... }, s3 { bucket = ... } "+
+			"and image { repository = ... }.")
 		return
 	}
 	var exclude []string
@@ -205,11 +222,15 @@ func (r *snapshotResource) Create(ctx context.Context, req resource.CreateReques
 	}
 	id := newRunID()
 	sreq := workspace.SnapshotRequest{SnapshotID: id, Exclude: exclude, ManifestJSON: manifest,
-		Limits: engineOutputLimits(r.eng, m.MaxBytes, m.MaxFiles), ExcludeUnsafe: m.ExcludeUnsafe.ValueBool()}
-	m.ID, m.SnapshotID = types.StringValue(id), types.StringValue(id)
-	if m.S3 != nil {
+		Limits: engineOutputLimits(r.eng, m.MaxBytes, m.MaxFiles), ExcludeUnsafe: m.ExcludeUnsafe.ValueBool(),
+		AllowSecrets: m.AllowSecrets.ValueBool()}
+	m.ID, m.SnapshotID, m.ImageID = types.StringValue(id), types.StringValue(id), types.StringNull()
+	switch {
+	case m.Image != nil:
+		r.createImage(ctx, ws, sreq, &m, &resp.Diagnostics)
+	case m.S3 != nil:
 		r.createS3(ctx, ws, sreq, req.Config, &m, resp.Private, &resp.Diagnostics)
-	} else {
+	default:
 		sreq.BasePath = m.Local.BasePath.ValueString()
 		res, err := ws.Snapshot(ctx, sreq)
 		if err != nil {
@@ -256,6 +277,10 @@ func (r *snapshotResource) Read(ctx context.Context, req resource.ReadRequest, r
 		r.readS3(ctx, m, req, resp)
 		return
 	}
+	if m.Image != nil {
+		r.readImage(ctx, m, resp)
+		return
+	}
 	st, err := r.eng.ReadArchive(ctx, m.Path.ValueString())
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot read the snapshot archive", err.Error())
@@ -286,6 +311,10 @@ func (r *snapshotResource) Delete(ctx context.Context, req resource.DeleteReques
 	defer timer.finish("Removing the snapshot archive", &resp.Diagnostics)
 	if m.S3 != nil {
 		r.deleteS3(ctx, m, req, resp)
+		return
+	}
+	if m.Image != nil {
+		r.deleteImage(ctx, m, resp)
 		return
 	}
 	err := r.eng.RemoveArchive(ctx, m.Path.ValueString(), m.SHA256.ValueString())

@@ -60,7 +60,7 @@ func snapshotS3Block() schema.Block {
 		MarkdownDescription: "Upload the archive to an S3 (or S3-compatible) bucket, streamed as a multipart upload. The " +
 			"keys sign the upload and the plan's check of the object. Refresh and destroy get no write-only values from " +
 			"Terraform: they use the `AWS_ACCESS_KEY_ID`/`AWS_SECRET_ACCESS_KEY` environment variables (an upload made " +
-			"without keys is read and removed unsigned). Set exactly one of `local` and `s3`.",
+			"without keys is read and removed unsigned). Set exactly one of `local`, `s3` and `image`.",
 		Attributes: attrs,
 		Validators: []validator.Object{objectvalidator.AlsoRequires(path.MatchRelative().AtName("bucket"))},
 		// Adding or removing the block replaces; inside it, each attribute says.
@@ -171,14 +171,10 @@ func (r *snapshotResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	// path belongs to local, url to s3: the other one is known to be null
-	// (also for a snapshot in state from before url existed).
-	if plan.Local != nil && plan.URL.IsUnknown() || plan.S3 != nil && plan.Path.IsUnknown() {
-		if plan.Local != nil {
-			plan.URL = types.StringNull()
-		} else {
-			plan.Path = types.StringNull()
-		}
+	// path belongs to local, url to s3, image_id to image: the others are
+	// known to be null (also for a snapshot in state from before they
+	// existed).
+	if plan.nullOtherTargets() {
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 	}
 	if req.State.Raw.IsNull() {
@@ -248,4 +244,24 @@ func (s3PrefixValidator) ValidateString(_ context.Context, req validator.StringR
 			return
 		}
 	}
+}
+
+// nullOtherTargets sets the unknown computed attributes of the targets
+// not configured to null; true when it changed one.
+func (m *snapshotResourceModel) nullOtherTargets() bool {
+	changed := false
+	null := func(v *types.String, mine bool) {
+		if !mine && v.IsUnknown() {
+			*v, changed = types.StringNull(), true
+		}
+	}
+	null(&m.Path, m.Local != nil)
+	null(&m.URL, m.S3 != nil)
+	null(&m.ImageID, m.Image != nil)
+	null(&m.SHA256, m.Image == nil)
+	null(&m.Fingerprint, m.Image == nil)
+	if m.Image != nil && m.Files.IsUnknown() {
+		m.Files, changed = types.MapNull(types.StringType), true
+	}
+	return changed
 }

@@ -350,7 +350,7 @@ resource "sandbox_snapshot" "s" {
 			step(`s3 { region = "x" }`, `(?s)Invalid Attribute Combination.*s3\.bucket`),
 			step(`local { base_path = "snaps" }
   s3 { bucket = "b" }`, `Invalid Attribute Combination`),
-			step(``, `Exactly one of these attributes must be configured: \[local,s3\]`),
+			step(``, `Exactly one of these attributes must be configured: \[local,s3,image\]`),
 		},
 	})
 	if entries, _ := os.ReadDir(env.base); len(entries) > 0 {

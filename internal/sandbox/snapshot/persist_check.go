@@ -33,6 +33,10 @@ type CheckOptions struct {
 	// Skip are workspace-relative paths whose members (and everything
 	// below them) are dropped from the stream, whatever sent them.
 	Skip []string
+	// WriteOnly are the write-only values no regular file may hold
+	// (sandbox.WriteOnlyValues); a file holding one fails the snapshot
+	// with a *sandbox.SecretFileError before its rest is written.
+	WriteOnly []sandbox.WriteOnlyValue
 }
 
 // Check reads a persisted tar stream on r (what Persist writes, here or
@@ -54,6 +58,7 @@ func Check(ctx context.Context, r io.Reader, w io.Writer, o CheckOptions) (Summa
 	files := map[string]string{}
 	var links []*tar.Header
 	var excluded []Excluded
+	secrets := sandbox.NewSecretScanner("snapshot", o.WriteOnly)
 	for {
 		if err := ctx.Err(); err != nil {
 			return Summary{}, nil, err
@@ -94,7 +99,12 @@ func Check(ctx context.Context, r io.Reader, w io.Writer, o CheckOptions) (Summa
 			continue
 		}
 		h := sha256.New()
-		n, err := io.Copy(tw, io.TeeReader(tr, h))
+		secrets.Start(rel)
+		n, err := io.Copy(tw, io.TeeReader(tr, io.MultiWriter(secrets, h)))
+		var secret *sandbox.SecretFileError
+		if errors.As(err, &secret) {
+			return Summary{}, nil, secret
+		}
 		if err == nil && n != hdr.Size {
 			err = fmt.Errorf("content size %d differs from the declared %d", n, hdr.Size)
 		}

@@ -35,6 +35,10 @@ type ExportRequest struct {
 	Require []string
 	// MinFiles is the fewest files the export must write (0: none).
 	MinFiles int64
+	// AllowSecrets lets files holding a write-only value the provider was
+	// given be exported; by default such a file fails the export with a
+	// *sandbox.SecretFileError before it is placed.
+	AllowSecrets bool
 }
 
 // ExportResult is what an export wrote: path → SHA-256 (hex) of each file,
@@ -93,7 +97,8 @@ func (w *Workspace) Export(ctx context.Context, req ExportRequest) (ExportResult
 	if err := exportConflicts(root, req.Destination, tree, nil); err != nil {
 		return res, err
 	}
-	x := &exporter{root: root, res: &res, budget: limits.MaxBytes, limits: limits}
+	x := &exporter{root: root, res: &res, budget: limits.MaxBytes, limits: limits,
+		secrets: sandbox.NewSecretScanner("export", writeOnlyGate(req.AllowSecrets))}
 	if a, ok := w.Backend.(backend.ExportArchiver); ok {
 		err = x.archive(ctx, a, tree)
 	} else if reader, ok := w.Backend.(backend.FileReader); ok {
@@ -108,6 +113,7 @@ func (w *Workspace) Export(ctx context.Context, req ExportRequest) (ExportResult
 	case errors.As(err, &conflict):
 		conflict.Destination = req.Destination
 	case errors.As(err, &limit):
+	case errors.As(err, new(*sandbox.SecretFileError)):
 	case x.at != "":
 		err = fmt.Errorf("exporting %s from workspace %s to %s: %w", x.at, w.ID, req.Destination, err)
 	default:

@@ -30,6 +30,23 @@ type exporter struct {
 	limits sandbox.OutputLimits
 	budget int64  // data bytes still allowed
 	at     string // the file being written, for errors
+	// secrets refuses a file holding a write-only value (nil: allowed).
+	secrets *sandbox.SecretScanner
+}
+
+// scanningHash is a hash that also feeds every byte to a secret scanner;
+// a hit is kept for the file's end.
+type scanningHash struct {
+	hash.Hash
+	s   *sandbox.SecretScanner
+	err error
+}
+
+func (h *scanningHash) Write(p []byte) (int, error) {
+	if h.err == nil {
+		_, h.err = h.s.Write(p)
+	}
+	return h.Hash.Write(p)
 }
 
 // errExportStopped closes the archive stream when the reader gives up.
@@ -182,8 +199,12 @@ func (x *exporter) write(ctx context.Context, f backend.TreeFile, fill func(*os.
 		return err
 	}
 	defer func() { _ = x.root.Remove(tmp) }()
-	h := sha256.New()
+	x.secrets.Start(f.Rel)
+	h := &scanningHash{Hash: sha256.New(), s: x.secrets}
 	err = fill(out, h)
+	if err == nil {
+		err = h.err // the temporary file holding it is removed
+	}
 	if err == nil {
 		err = out.Chmod(f.Perm & 0o777)
 	}

@@ -35,6 +35,19 @@ type SnapshotRequest struct {
 	// ExcludeUnsafe leaves out the members a restore would refuse
 	// (SnapshotResult.Excluded) instead of failing the snapshot.
 	ExcludeUnsafe bool
+	// AllowSecrets lets files holding a write-only value the provider was
+	// given (sandbox.WriteOnlyValues) into the snapshot; by default such a
+	// file fails it with a *sandbox.SecretFileError.
+	AllowSecrets bool
+}
+
+// writeOnlyGate is the values a snapshot or export refuses to carry:
+// none when allowed.
+func writeOnlyGate(allow bool) []sandbox.WriteOnlyValue {
+	if allow {
+		return nil
+	}
+	return sandbox.WriteOnlyValues()
 }
 
 // SnapshotResult is what a snapshot wrote.
@@ -122,7 +135,8 @@ func (w *Workspace) persistTo(ctx context.Context, req SnapshotRequest, out io.W
 		done <- err
 	}()
 	sum, excluded, cerr := snapshot.Check(ctx, pr, out, snapshot.CheckOptions{Limits: req.Limits,
-		ExcludeUnsafe: req.ExcludeUnsafe, ManifestDigest: digest, Skip: skip})
+		ExcludeUnsafe: req.ExcludeUnsafe, ManifestDigest: digest, Skip: skip,
+		WriteOnly: writeOnlyGate(req.AllowSecrets)})
 	if cerr == nil {
 		_, cerr = io.Copy(io.Discard, pr) // what follows the end of the archive is not part of it
 	}
