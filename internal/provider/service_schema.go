@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"strings"
@@ -8,8 +9,10 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/objectvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
@@ -60,7 +63,6 @@ func serviceSchema() schema.Schema {
 	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
 	keep := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
 	envWO, envWOVersion := envWOAttributes("restart the service (as a replacement)", int64planmodifier.RequiresReplace())
-	probeOne := []path.Expression{path.MatchRelative().AtParent().AtName("tcp_port"), path.MatchRelative().AtParent().AtName("http_get")}
 	return schema.Schema{
 		MarkdownDescription: "A long-running process in a workspace (a database, the web app under test, a language " +
 			"server), started on create by a supervisor in its own session so that it outlives the provider, and " +
@@ -80,7 +82,7 @@ func serviceSchema() schema.Schema {
 					"exec": schema.ListAttribute{Optional: true, ElementType: types.StringType,
 						MarkdownDescription: "Command vector run in the workspace (as `user`, in `working_dir`, with the " +
 							"service's environment); exit 0 means ready.",
-						Validators: []validator.List{listvalidator.SizeAtLeast(1), argvValidator{}, listvalidator.ExactlyOneOf(probeOne...)}},
+						Validators: []validator.List{listvalidator.SizeAtLeast(1), argvValidator{}}},
 					"tcp_port": portAttribute("Port (1 to 65535) on 127.0.0.1 inside the workspace that must accept a connection.", false),
 					"interval": schema.StringAttribute{Optional: true, Validators: []validator.String{durationValidator(100*time.Millisecond, time.Hour)},
 						MarkdownDescription: "Time between probes (a duration, 100ms to 1h, default `" + defaultReadyInterval + "`)."},
@@ -89,9 +91,10 @@ func serviceSchema() schema.Schema {
 				},
 				Blocks: map[string]schema.Block{
 					"http_get": schema.SingleNestedBlock{
+						Validators:          []validator.Object{objectvalidator.AlsoRequires(path.MatchRelative().AtName("port"))},
 						MarkdownDescription: "HTTP `GET` on 127.0.0.1 inside the workspace; a 2xx or 3xx answer means ready.",
 						Attributes: map[string]schema.Attribute{
-							"port": portAttribute("Port, 1 to 65535.", true),
+							"port": portAttribute("Port, 1 to 65535 (required).", false),
 							"path": schema.StringAttribute{Optional: true, MarkdownDescription: "Path, starting with `/` (default `/`).",
 								Validators: []validator.String{stringvalidator.RegexMatches(regexp.MustCompile(`^/[^\s]*$`),
 									"must start with / and contain no white space")}},
@@ -116,9 +119,8 @@ func serviceSchema() schema.Schema {
 			"command": schema.ListAttribute{
 				Optional: true, ElementType: types.StringType,
 				MarkdownDescription: "Command vector, run without a shell. Exactly one of `command` and `shell` is required.",
-				Validators: []validator.List{listvalidator.SizeAtLeast(1), argvValidator{},
-					listvalidator.ExactlyOneOf(path.MatchRoot("shell"))},
-				PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplace()},
+				Validators:          []validator.List{listvalidator.SizeAtLeast(1), argvValidator{}},
+				PlanModifiers:       []planmodifier.List{listplanmodifier.RequiresReplace()},
 			},
 			"shell": schema.StringAttribute{Optional: true, PlanModifiers: replace, Validators: []validator.String{scriptValidator},
 				MarkdownDescription: "Shell script, run as `sh -lc <script>` as the Python SDK's `exec(..., shell=True)` does."},
@@ -167,3 +169,33 @@ func serviceSchema() schema.Schema {
 
 // serviceLogPath is log_path for a name.
 func serviceLogPath(name string) string { return workspace.ServiceLogPath(strings.TrimSpace(name)) }
+
+// readinessValidator wants exactly one probe in a readiness block that is
+// there.
+type readinessValidator struct{}
+
+func (readinessValidator) Description(context.Context) string {
+	return "readiness needs exactly one of exec, tcp_port and http_get"
+}
+
+func (v readinessValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (readinessValidator) ValidateResource(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var r types.Object
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("readiness"), &r)...)
+	if resp.Diagnostics.HasError() || r.IsNull() || r.IsUnknown() {
+		return
+	}
+	var set []string
+	for _, name := range []string{"exec", "tcp_port", "http_get"} {
+		if v, ok := r.Attributes()[name]; !ok || !v.IsNull() {
+			set = append(set, name)
+		}
+	}
+	if len(set) != 1 {
+		resp.Diagnostics.AddAttributeError(path.Root("readiness"), "Invalid readiness",
+			fmt.Sprintf("readiness needs exactly one of exec, tcp_port and http_get; it has %d (%s).", len(set), strings.Join(set, ", ")))
+	}
+}
