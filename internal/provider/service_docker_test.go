@@ -48,12 +48,6 @@ data "sandbox_file" "log" {
 }
 `
 
-// servicePIDProc checks what /proc in the container says of the service's
-// pid: want "alive" or "gone" (no process of the command at all).
-func serviceProcs(containerID string) (string, error) {
-	return sh(containerID, serviceProcsScript)
-}
-
 // serviceProcsScript lists, from /proc, every live process (zombies
 // aside) of the service: httpd or sleep, or a supervisor.
 const serviceProcsScript = `for d in /proc/[0-9]*; do
@@ -63,72 +57,83 @@ const serviceProcsScript = `for d in /proc/[0-9]*; do
   case "$c" in *httpd*|*sandbox-service*|*"sleep 3600"*) echo "${d#/proc/} $c";; esac
 done`
 
+// inWorkspace runs a shell script as root in the workspace of a state.
+type inWorkspace func(s *terraform.State, script string) (string, error)
+
+// serviceHTTPDSteps: the service answers when the apply returns and a
+// command fetches its page; killed out of band, the refresh shows
+// running = false and the apply restarts it; destroyed, no process of it
+// is left in the workspace.
+func serviceHTTPDSteps(config func(body string) string, run inWorkspace) []resource.TestStep {
+	var pid string
+	return []resource.TestStep{
+		{
+			Config: config(serviceHTTPDBody),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("sandbox_command.fetch", tfjsonpath.New("stdout"), knownvalue.StringExact("hello from the service")),
+				statecheck.ExpectKnownValue("sandbox_service.web", tfjsonpath.New("running"), knownvalue.Bool(true)),
+				statecheck.ExpectKnownValue("sandbox_service.web", tfjsonpath.New("log_path"), knownvalue.StringExact(".services/web.log")),
+				statecheck.ExpectKnownValue("data.sandbox_file.log", tfjsonpath.New("content"), knownvalue.StringRegexp(regexp.MustCompile(`(?s)--- starting .*response:200`))),
+			},
+			Check: func(s *terraform.State) error {
+				pid = s.RootModule().Resources["sandbox_service.web"].Primary.Attributes["pid"]
+				out, err := run(s, "cat /proc/"+pid+"/cmdline | tr '\\0' ' '")
+				if err != nil || !strings.Contains(out, "sandbox-service") {
+					return fmt.Errorf("pid %s is not the supervisor: %q %w", pid, out, err)
+				}
+				return nil
+			},
+		},
+		{
+			// Killed out of band: the refresh after this step sees it.
+			Config: config(serviceHTTPDBody),
+			Check: func(s *terraform.State) error {
+				_, err := run(s, "kill -9 "+pid+"; killall -9 httpd; sleep 1")
+				return err
+			},
+			ExpectNonEmptyPlan: true,
+		},
+		{
+			Config: config(serviceHTTPDBody),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("sandbox_service.web", plancheck.ResourceActionReplace),
+					expectRunningBefore("sandbox_service.web"),
+				},
+			},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("sandbox_command.fetch", tfjsonpath.New("stdout"), knownvalue.StringExact("hello from the service")),
+				statecheck.ExpectKnownValue("sandbox_service.web", tfjsonpath.New("running"), knownvalue.Bool(true)),
+			},
+			Check: func(s *terraform.State) error {
+				if got := s.RootModule().Resources["sandbox_service.web"].Primary.Attributes["pid"]; got == pid {
+					return fmt.Errorf("pid %s unchanged after restart", got)
+				}
+				return nil
+			},
+		},
+		{
+			// Destroy the service only: no process of it is left.
+			Config: config(""),
+			Check: func(s *terraform.State) error {
+				out, err := run(s, serviceProcsScript)
+				if err != nil || out != "" {
+					return fmt.Errorf("processes left after destroy: %q %w", out, err)
+				}
+				return nil
+			},
+		},
+	}
+}
+
 func TestAccDockerService_httpd(t *testing.T) {
 	env := newDockerEnv(t)
-	var pid string
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6Factories,
 		TerraformVersionChecks:   requireTF111,
 		CheckDestroy:             env.checkGone,
-		Steps: []resource.TestStep{
-			{
-				Config: env.config("", serviceHTTPDBody),
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("sandbox_command.fetch", tfjsonpath.New("stdout"), knownvalue.StringExact("hello from the service")),
-					statecheck.ExpectKnownValue("sandbox_service.web", tfjsonpath.New("running"), knownvalue.Bool(true)),
-					statecheck.ExpectKnownValue("sandbox_service.web", tfjsonpath.New("log_path"), knownvalue.StringExact(".services/web.log")),
-					statecheck.ExpectKnownValue("data.sandbox_file.log", tfjsonpath.New("content"), knownvalue.StringRegexp(regexp.MustCompile(`(?s)--- starting .*response:200`))),
-				},
-				Check: func(s *terraform.State) error {
-					pid = s.RootModule().Resources["sandbox_service.web"].Primary.Attributes["pid"]
-					out, err := sh(env.container(s), "cat /proc/"+pid+"/cmdline | tr '\\0' ' '")
-					if err != nil || !strings.Contains(out, "sandbox-service") {
-						return fmt.Errorf("pid %s is not the supervisor: %q %w", pid, out, err)
-					}
-					return nil
-				},
-			},
-			{
-				// Killed out of band: the refresh sees it, the plan restarts it.
-				PreConfig: func() {},
-				Config:    env.config("", serviceHTTPDBody),
-				Check: func(s *terraform.State) error {
-					_, err := sh(env.container(s), "kill -9 "+pid+"; pkill -9 httpd || killall -9 httpd; sleep 1")
-					return err
-				},
-				ExpectNonEmptyPlan: true,
-			},
-			{
-				Config: env.config("", serviceHTTPDBody),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction("sandbox_service.web", plancheck.ResourceActionReplace),
-						expectRunningBefore("sandbox_service.web"),
-					},
-				},
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("sandbox_command.fetch", tfjsonpath.New("stdout"), knownvalue.StringExact("hello from the service")),
-					statecheck.ExpectKnownValue("sandbox_service.web", tfjsonpath.New("running"), knownvalue.Bool(true)),
-				},
-				Check: func(s *terraform.State) error {
-					if got := s.RootModule().Resources["sandbox_service.web"].Primary.Attributes["pid"]; got == pid {
-						return fmt.Errorf("pid %s unchanged after restart", got)
-					}
-					return nil
-				},
-			},
-			{
-				// Destroy the service only: no process of it is left.
-				Config: env.config("", ""),
-				Check: func(s *terraform.State) error {
-					out, err := serviceProcs(env.container(s))
-					if err != nil || out != "" {
-						return fmt.Errorf("processes left after destroy: %q %w", out, err)
-					}
-					return nil
-				},
-			},
-		},
+		Steps: serviceHTTPDSteps(func(body string) string { return env.config("", body) },
+			func(s *terraform.State, script string) (string, error) { return sh(env.container(s), script) }),
 	})
 }
 
