@@ -13,8 +13,8 @@ const serviceTokenEnv = "SANDBOX_SERVICE_TOKEN"
 
 // serviceStartScript: $1 log file, $2 restart ("no"|"on-failure"), $3 log
 // cap in bytes, $4 token, then "--" and the service argv. It starts the
-// supervisor in a new session, waits for it to write its pid, and prints
-// "<pid> <start time in clock ticks>".
+// supervisor in a new session, waits for it to write its pid and start time
+// (clock ticks since boot), and prints them: "<pid> <ticks>".
 const serviceStartScript = `set -e
 log=$1; restart=$2; cap=$3; token=$4; shift 5
 mkdir -p "${log%/*}"
@@ -28,9 +28,7 @@ while [ ! -s "$log.pid" ]; do
   i=$((i+1)); [ $i -gt 100 ] && { echo "the supervisor did not start" >&2; exit 1; }
   sleep 0.1
 done
-pid=$(cat "$log.pid")
-s=$(cat /proc/$pid/stat); s=${s##*) }; set -- $s
-echo "$pid ${20}"
+cat "$log.pid"
 `
 
 // serviceSupervisor runs in its own session: it starts the service with
@@ -39,7 +37,8 @@ echo "$pid ${20}"
 // when asked to, and exits with the service otherwise.
 const serviceSupervisor = `log=$1; restart=$2; cap=$3; shift 3
 unset SANDBOX_SERVICE_SUPERVISOR
-echo $$ > "$log.pid"
+ticks() { s=$(cat /proc/$1/stat); s=${s##*) }; set -- $s; echo "${20}"; }
+echo "$$ $(ticks $$)" > "$log.pid.tmp" && mv -f "$log.pid.tmp" "$log.pid"
 child=
 trap '[ -n "$child" ] && kill -TERM $child 2>/dev/null; exit 143' TERM INT
 ( while sleep 2; do
