@@ -2,6 +2,7 @@ package provider
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -96,5 +97,8 @@ func TestAccLocalService_freshCheckout(t *testing.T) {
 	cb.run("destroy.log", "destroy", "-input=false", "-auto-approve", "-no-color")
 	if left := serviceHostProcs(token); len(left) != 0 {
 		t.Fatalf("processes left after destroy from the second checkout: %v", left)
+	}
+	if _, err := os.Lstat(root); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the workspace root (with the service's log) survived the destroy: %v", err)
 	}
 }
