@@ -154,3 +154,25 @@ func (e expectRunningBefore) CheckPlan(_ context.Context, req plancheck.CheckPla
 	}
 	resp.Error = fmt.Errorf("%s: no planned change", e)
 }
+
+// A workspace stopped by its run_state runs nothing: the refresh keeps the
+// service's state (no drift of the service while the workspace is down).
+func TestAccDockerService_stoppedWorkspace(t *testing.T) {
+	env := newDockerEnv(t)
+	body := `
+resource "sandbox_service" "s" {
+  workspace_id = sandbox_workspace.ws.id
+  name         = "s"
+  command      = ["sleep", "3589"]
+}
+`
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Factories,
+		CheckDestroy:             env.checkGone,
+		Steps: []resource.TestStep{
+			{Config: env.config(`run_state = "running"`, body), Check: env.expectSh(`for d in /proc/[0-9]*; do c=$(tr '\0' ' ' < $d/cmdline 2>/dev/null); case "$c" in "sleep 3589"*) echo up;; esac; done; true`, "up")},
+			{Config: env.config(`run_state = "stopped"`, body)},
+			{Config: env.config(`run_state = "stopped"`, body), PlanOnly: true},
+		},
+	})
+}

@@ -227,7 +227,7 @@ func serviceProcess(ctx context.Context, get func(context.Context, string) ([]by
 }
 
 // Read records whether the service still runs; a vanished workspace takes
-// the service along.
+// the service along, and a stopped one leaves state as it is.
 func (r *serviceResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var m serviceModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
@@ -248,7 +248,10 @@ func (r *serviceResource) Read(ctx context.Context, req resource.ReadRequest, re
 	if ok {
 		running, err = ws.ServiceRunning(ctx, proc)
 		if errors.Is(err, workspace.ErrWorkspaceStopped) {
-			running, err = false, nil
+			// A stopped workspace runs nothing, by its run_state or
+			// expiry: that is the workspace's drift, not the service's.
+			// Once it runs again, a service that did not come back shows.
+			return
 		}
 		if err != nil {
 			addEngineError(&resp.Diagnostics, "Checking service "+m.Name.ValueString()+" failed", err)
