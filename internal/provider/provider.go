@@ -239,6 +239,7 @@ func (p *sandboxProvider) Resources(_ context.Context) []func() resource.Resourc
 		NewLocalDirResource,
 		NewGitRepoResource,
 		NewCommandResource,
+		NewServiceResource,
 		NewManifestResource,
 		NewS3MountResource,
 		NewGCSMountResource,

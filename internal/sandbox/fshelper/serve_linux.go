@@ -36,6 +36,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 2 && args[0] == OpEgress {
 		return egressMain(args[1], stdin, stdout, stderr)
 	}
+	if len(args) >= 1 && args[0] == OpProbe {
+		return probe(args[1:], stderr)
+	}
 	if len(args) >= 5 && args[0] == OpRun {
 		return runAs(args[1:], stderr)
 	}
