@@ -258,6 +258,7 @@ func (p *sandboxProvider) DataSources(_ context.Context) []func() datasource.Dat
 		NewWorkspacesDataSource,
 		NewManifestDataSource,
 		NewFileDataSource,
+		NewChangesDataSource,
 	}
 }
 
