@@ -259,6 +259,7 @@ func (p *sandboxProvider) DataSources(_ context.Context) []func() datasource.Dat
 		NewManifestDataSource,
 		NewFileDataSource,
 		NewChangesDataSource,
+		NewSnapshotsDataSource,
 	}
 }
 
