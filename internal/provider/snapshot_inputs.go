@@ -21,12 +21,9 @@ import (
 
 // The inputs object of sandbox_snapshot and of data.sandbox_snapshots:
 // what determines a prepared environment, hashed into inputs_sha256.
-const inputsDescription = "What determines the environment the snapshot captures, hashed into `inputs_sha256` at plan " +
-	"time: `image` and `image_digest` (the workspace's image reference and digest, where there is one), `entries` " +
-	"(workspace-relative path → SHA-256 of the declared entries, such as `sandbox_file.x.content_sha256` or " +
-	"`filesha256(...)`), and `commands`, the setup commands in order, each `{ command, shell, working_dir, " +
-	"environment }` as given to `sandbox_command` (only the names of `environment` are hashed, not its values). Keep it " +
-	"in a `local` shared by the `sandbox_command`s and this attribute, so they cannot drift apart."
+const inputsDescription = "What determines the prepared environment, hashed into `inputs_sha256` at plan: `image`, " +
+	"`image_digest`, `entries` (path → SHA-256 of the declared entries) and `commands` (the setup commands in order, " +
+	"as given to `sandbox_command`; only the names of `environment` count). Share it with the commands through a `local`."
 
 var inputsDescriptions = map[string]string{
 	"image":        "Image reference the workspace starts from (`docker.image`).",

@@ -37,11 +37,9 @@ func restoreFromAttribute() schema.Attribute {
 		"`s3://<bucket>/<key>` (`sandbox_snapshot.x.url`), reached with `endpoint_url`, `region` and the keys below. " +
 		s3EnvCredentialsNote, Validators: []validator.String{s3URLValidator{}, exactlyOne, needsSum}}
 	attrs["workspace_id"] = schema.StringAttribute{Optional: true, MarkdownDescription: "A fast fork: the `id` of " +
-		"another local workspace whose current tree is copied into this (local) one, without an archive: the members a " +
-		"snapshot of it would hold, checked by the same rules, files cloned (`FICLONE` reflinks) where the filesystem " +
-		"has them, else copied in the kernel (`copy_file_range`), else streamed; the provider logs (INFO) which was used. " +
-		"Modes are kept, files belong to the provider's user, the fork gets its own marker. The copy is made once, " +
-		"at creation; later changes of the source do not replace the fork.",
+		"another local workspace whose current tree (what a snapshot would hold, checked by the same rules) is copied " +
+		"into this local one without an archive: reflinks (`FICLONE`) where the filesystem has them, else " +
+		"`copy_file_range`, else a streamed copy; the provider logs (INFO) which. Copied once, at creation.",
 		Validators: []validator.String{exactlyOne, workspaceIDValidator{},
 			stringvalidator.ConflictsWith(path.MatchRelative().AtParent().AtName("sha256"))}}
 	attrs["sha256"] = schema.StringAttribute{Optional: true, MarkdownDescription: "SHA-256 (hex) the archive must " +
@@ -51,8 +49,7 @@ func restoreFromAttribute() schema.Attribute {
 		"regular files)", "files, directories and links written in the workspace")
 	return schema.SingleNestedAttribute{
 		Optional: true,
-		MarkdownDescription: "Hydrate the new workspace from a `sandbox_snapshot` archive (a host `path` or an S3 `url`, and its `sha256`), or fork a local workspace (`workspace_id`). Every member is checked first (links resolved " +
-			"through each other); an unsafe or sparse member, a link leaving the root, an archive past `max_bytes`/`max_files` or " +
+		MarkdownDescription: "Hydrate the new workspace from a `sandbox_snapshot` archive (host `path` or S3 `url`, and `sha256`) or fork a local workspace (`workspace_id`). Every member is checked first; an unsafe or sparse member, a link leaving the root, an archive past `max_bytes`/`max_files` or " +
 			"another sha256 refuses it, naming why, with nothing written. Changing it (not only its limits) replaces " +
 			"the workspace.",
 		Attributes: attrs,

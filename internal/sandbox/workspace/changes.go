@@ -130,7 +130,9 @@ func (w *Workspace) currentTree(ctx context.Context, req ChangesRequest) (map[st
 	pr.CloseWithError(errors.New("the comparison stopped"))
 	if err != nil {
 		cancel()
-		<-done
+		if perr := <-done; perr != nil && errors.Is(err, perr) {
+			return nil, perr // the persist's own error is the cause
+		}
 		return nil, err
 	}
 	return tree, <-done
