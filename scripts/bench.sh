@@ -10,6 +10,9 @@
 #    memory (VmHWM of the provider process, run with -debug and attached
 #    through TF_REATTACH_PROVIDERS). The digest cache is a fresh directory
 #    per run, so every apply hashes its source once, as on a fresh clone.
+# 2. A local fork (restore_from.workspace_id) of a workspace holding the
+#    10,000-file tree against `cp -a --reflink=auto` of its root (the
+#    whole `terraform apply` that creates the fork is timed).
 # Data is generated once into build/bench/data (or $SANDBOX_BENCH_DIR) and
 # kept; every copy reads it from a warm page cache.
 set -euo pipefail
@@ -194,6 +197,39 @@ awk -v a="$1" -v p="$3" -v c="$4" 'BEGIN {
 }'
 echo "provider peak memory: tree $tree_peak MiB, 1 GiB file $big_peak MiB   goal < 100 MiB"
 echo "Docker rows (writes per file, 20 workspaces x 2 files): not measured here; see scripts/bench-docker.sh for the tree copy"
+
+# A local fork (restore_from.workspace_id) of a workspace holding the
+# benchmark tree, against cp -a --reflink=auto of that workspace's root;
+# the provider's log says how the files were copied.
+fork_src_hcl=$(config "resource \"sandbox_local_dir\" \"tree\" {
+  workspace_id = sandbox_workspace.ws.id
+  path         = \"tree\"
+  source       = \"$SANDBOX_BENCH_DIR/tree\"
+}")
+fork_hcl="$fork_src_hcl
+resource \"sandbox_workspace\" \"fork\" {
+  local {}
+  restore_from = { workspace_id = sandbox_local_dir.tree.workspace_id }
+}"
+fork_dir="$work/fork"
+mkdir -p "$fork_dir"
+printf '%s\n' "$fork_src_hcl" >"$fork_dir/main.tf"
+"$TF" -chdir="$fork_dir" apply -auto-approve -input=false -no-color >"$fork_dir/apply1.log" 2>&1 ||
+  { cat "$fork_dir/apply1.log" >&2; exit 1; }
+src_root=$("$TF" -chdir="$fork_dir" state show -no-color sandbox_workspace.ws | sed -n 's/^ *root *= *"\(.*\)"$/\1/p')
+warm "$src_root"
+t0=$(now)
+cp -a --reflink=auto "$src_root" "$work/cp-fork"
+t1=$(now)
+base_fork=$(secs "$t0" "$t1")
+printf '%s\n' "$fork_hcl" >"$fork_dir/main.tf"
+t0=$(now)
+TF_LOG_PROVIDER=INFO TF_LOG_PATH="$fork_dir/provider.log" "$TF" -chdir="$fork_dir" apply -auto-approve -input=false -no-color >"$fork_dir/apply2.log" 2>&1 ||
+  { cat "$fork_dir/apply2.log" >&2; exit 1; }
+t1=$(now)
+row "local fork (restore_from.workspace_id), $files files, vs cp -a --reflink=auto" "$(secs "$t0" "$t1")" "$base_fork" "<= 2.00x"
+sed -n 's/.*forked workspace .* by \([^:]*\): .* in \([0-9.]*[mµ]*s\): .*/  the copy itself (provider log): \1, \2/p' "$fork_dir/provider.log" | head -n1
+"$TF" -chdir="$fork_dir" destroy -auto-approve -input=false -no-color >/dev/null 2>&1 || true
 
 # Last, as they create and delete trees of their own (see baseline).
 echo

@@ -259,6 +259,8 @@ func (p *sandboxProvider) DataSources(_ context.Context) []func() datasource.Dat
 		NewWorkspacesDataSource,
 		NewManifestDataSource,
 		NewFileDataSource,
+		NewChangesDataSource,
+		NewSnapshotsDataSource,
 	}
 }
 

@@ -71,6 +71,8 @@ type snapshotResourceModel struct {
 	MaxBytes      types.Int64         `tfsdk:"max_bytes"`
 	MaxFiles      types.Int64         `tfsdk:"max_files"`
 	Timeouts      timeouts.Value      `tfsdk:"timeouts"`
+	Inputs        types.Object        `tfsdk:"inputs"`
+	InputsSHA256  types.String        `tfsdk:"inputs_sha256"`
 }
 
 // snapshotTimeouts are the defaults of the timeouts block: taking the
@@ -141,6 +143,8 @@ func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"image_id": computed("With `image`: the image's id (`sha256:...`), for `docker { image = ... }` of the workspaces " +
 				"that fork it. Null with `local` and `s3`."),
 			"allow_secrets": allowSecretsAttribute("snapshot"),
+			"inputs":        inputsAttribute(),
+			"inputs_sha256": inputsSHA256Attribute(),
 		},
 		Blocks: map[string]schema.Block{
 			"local": schema.SingleNestedBlock{
@@ -240,6 +244,7 @@ func (r *snapshotResource) Create(ctx context.Context, req resource.CreateReques
 		m.Path, m.URL = types.StringValue(res.Path), types.StringNull()
 		m.setSummary(res.Summary)
 		warnExcluded(res.Excluded, &resp.Diagnostics)
+		r.writeIndex(sreq.BasePath, m, &resp.Diagnostics)
 	}
 	if !resp.Diagnostics.HasError() {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
@@ -318,6 +323,9 @@ func (r *snapshotResource) Delete(ctx context.Context, req resource.DeleteReques
 		return
 	}
 	err := r.eng.RemoveArchive(ctx, m.Path.ValueString(), m.SHA256.ValueString())
+	if err == nil && !m.InputsSHA256.IsNull() {
+		err = r.eng.RemoveSnapshotIndex(m.Path.ValueString())
+	}
 	switch {
 	case errors.Is(err, workspace.ErrArchiveChanged):
 		resp.Diagnostics.AddWarning("Snapshot archive left in place", err.Error())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -15,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/s3store"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
@@ -25,22 +27,29 @@ var sha256Hex = regexp.MustCompile(`^[0-9a-f]{64}$`)
 // restoreFromAttribute is sandbox_workspace.restore_from.
 func restoreFromAttribute() schema.Attribute {
 	exactlyOne := stringvalidator.ExactlyOneOf(path.MatchRelative().AtParent().AtName("path"),
-		path.MatchRelative().AtParent().AtName("url"))
+		path.MatchRelative().AtParent().AtName("url"), path.MatchRelative().AtParent().AtName("workspace_id"))
+	needsSum := stringvalidator.AlsoRequires(path.MatchRelative().AtParent().AtName("sha256"))
 	attrs := s3AccessAttributes(nil)
 	attrs["path"] = schema.StringAttribute{Optional: true, MarkdownDescription: "Host path of a `local` archive " +
-		"(`sandbox_snapshot.x.path`). Set exactly one of `path` and `url`.",
-		Validators: []validator.String{stringvalidator.LengthAtLeast(1), exactlyOne}}
+		"(`sandbox_snapshot.x.path`). Set exactly one of `path`, `url` and `workspace_id`.",
+		Validators: []validator.String{stringvalidator.LengthAtLeast(1), exactlyOne, needsSum}}
 	attrs["url"] = schema.StringAttribute{Optional: true, MarkdownDescription: "An `s3` archive as " +
 		"`s3://<bucket>/<key>` (`sandbox_snapshot.x.url`), reached with `endpoint_url`, `region` and the keys below. " +
-		s3EnvCredentialsNote, Validators: []validator.String{s3URLValidator{}, exactlyOne}}
-	attrs["sha256"] = schema.StringAttribute{Required: true, MarkdownDescription: "SHA-256 (hex) the archive must have.",
+		s3EnvCredentialsNote, Validators: []validator.String{s3URLValidator{}, exactlyOne, needsSum}}
+	attrs["workspace_id"] = schema.StringAttribute{Optional: true, MarkdownDescription: "A fast fork: the `id` of " +
+		"another local workspace whose current tree (what a snapshot would hold, checked by the same rules) is copied " +
+		"into this local one without an archive: reflinks (`FICLONE`) where the filesystem has them, else " +
+		"`copy_file_range`, else a streamed copy; the provider logs (INFO) which. Copied once, at creation.",
+		Validators: []validator.String{exactlyOne, workspaceIDValidator{},
+			stringvalidator.ConflictsWith(path.MatchRelative().AtParent().AtName("sha256"))}}
+	attrs["sha256"] = schema.StringAttribute{Optional: true, MarkdownDescription: "SHA-256 (hex) the archive must " +
+		"have; required with `path` and `url`.",
 		Validators: []validator.String{stringvalidator.RegexMatches(sha256Hex, "must be 64 lower-case hex digits")}}
 	attrs["max_bytes"], attrs["max_files"] = archiveLimitAttributes("written in the workspace (the sizes of the archive's "+
 		"regular files)", "files, directories and links written in the workspace")
 	return schema.SingleNestedAttribute{
 		Optional: true,
-		MarkdownDescription: "Hydrate the new workspace from a `sandbox_snapshot` archive: a host `path` or an S3 `url`, and its `sha256`. Every member is checked first (links resolved " +
-			"through each other); an unsafe or sparse member, a link leaving the root, an archive past `max_bytes`/`max_files` or " +
+		MarkdownDescription: "Hydrate the new workspace from a `sandbox_snapshot` archive (host `path` or S3 `url`, and `sha256`) or fork a local workspace (`workspace_id`). Every member is checked first; an unsafe or sparse member, a link leaving the root, an archive past `max_bytes`/`max_files` or " +
 			"another sha256 refuses it, naming why, with nothing written. Changing it (not only its limits) replaces " +
 			"the workspace.",
 		Attributes: attrs,
@@ -117,6 +126,15 @@ func planRestore(ctx context.Context, eng *workspace.Engine, req resource.Modify
 	if !req.State.Raw.IsNull() && !plan.ID.IsUnknown() {
 		return
 	}
+	if id, ok := forkSource(plan.RestoreFrom); ok {
+		if plan.Local.IsNull() {
+			resp.Diagnostics.AddAttributeError(path.Root("restore_from").AtName("workspace_id"), "Not a local workspace",
+				"restore_from.workspace_id forks a local workspace into a local one; restore other kinds from a snapshot archive (path or url).")
+		} else if _, err := eng.Open(ctx, id); err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("restore_from").AtName("workspace_id"), "Cannot fork the workspace", err.Error())
+		}
+		return
+	}
 	src, sum, ok := restoreSource(ctx, eng, plan.RestoreFrom, req.Config, &resp.Diagnostics)
 	if !ok {
 		return
@@ -129,11 +147,17 @@ func planRestore(ctx context.Context, eng *workspace.Engine, req resource.Modify
 // restoreWorkspace hydrates the just-created w from restore_from; on
 // failure it removes w again, so nothing of the failed creation stays.
 func (r *workspaceResource) restoreWorkspace(ctx context.Context, w *workspace.Workspace, m workspaceModel, cfg tfsdk.Config, diags *diag.Diagnostics) bool {
-	src, sum, ok := restoreSource(ctx, r.eng, m.RestoreFrom, cfg, diags)
-	if !ok {
-		return !diags.HasError()
+	var err error
+	if id, ok := forkSource(m.RestoreFrom); ok {
+		err = r.forkWorkspace(ctx, w, id, m.RestoreFrom)
+	} else {
+		src, sum, ok := restoreSource(ctx, r.eng, m.RestoreFrom, cfg, diags)
+		if !ok {
+			return !diags.HasError()
+		}
+		_, err = w.RestoreFrom(ctx, src, sum)
 	}
-	if _, err := w.RestoreFrom(ctx, src, sum); err != nil {
+	if err != nil {
 		diags.AddAttributeError(path.Root("restore_from"), "Restoring the workspace failed", err.Error())
 		// (ctx may have expired: the removal gets its own time.)
 		cctx, cancel := cleanupContext(ctx)
@@ -162,4 +186,30 @@ func (s3URLValidator) ValidateString(_ context.Context, req validator.StringRequ
 	if _, _, err := s3store.ParseURL(req.ConfigValue.ValueString()); err != nil {
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid restore_from.url", err.Error())
 	}
+}
+
+// forkSource is restore_from.workspace_id when it is set and known.
+func forkSource(o types.Object) (string, bool) {
+	if o.IsNull() || o.IsUnknown() {
+		return "", false
+	}
+	v, _ := o.Attributes()["workspace_id"].(types.String)
+	return v.ValueString(), !v.IsNull() && !v.IsUnknown() && v.ValueString() != ""
+}
+
+// forkWorkspace copies the tree of workspace id into w and logs how.
+func (r *workspaceResource) forkWorkspace(ctx context.Context, w *workspace.Workspace, id string, o types.Object) error {
+	num := func(name string) types.Int64 {
+		v, _ := o.Attributes()[name].(types.Int64)
+		return v
+	}
+	start := time.Now()
+	sum, err := w.ForkFrom(ctx, id, engineOutputLimits(r.eng, num("max_bytes"), num("max_files")))
+	if err != nil {
+		return err
+	}
+	tflog.Info(ctx, fmt.Sprintf("forked workspace %s into %s by %s: %d files (%d bytes), %d directories, %d links in %s",
+		id, w.ID, sum.Method(), sum.Files, sum.Bytes, sum.Dirs, sum.Links, time.Since(start).Round(time.Millisecond)),
+		map[string]any{"method": sum.Method(), "reflinked": sum.Reflinked, "copy_file_range": sum.Ranged, "streamed": sum.Streamed})
+	return nil
 }
