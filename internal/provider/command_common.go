@@ -64,11 +64,9 @@ var commandDocs = map[string]string{
 	"allow_non_zero_exit_code": "When `false` (default), an exit code outside `expect_exit_codes` fails with an error " +
 		"naming the command, the exit code and the tail of stderr. When `true`, any exit code is just recorded in " +
 		"`exit_code` (the shortcut for every code; conflicts with `expect_exit_codes`).",
-	"expect_exit_codes": "Exit codes that count as a result (0 to 255, default `[0]`): a grader that exits 1 on a failed " +
-		"check is declared with `[0, 1]`, and its `exit_code`, `stdout` and `stderr` are recorded for outputs and " +
-		"exports to depend on. Any other code fails the run. A command the runtime could not start (a missing " +
-		"`working_dir`, an unknown `user`, a program not found: the runtime's own exit 126 or 127) always fails, " +
-		"naming the cause, whatever this list holds.",
+	"expect_exit_codes": "Exit codes that count as a result (0 to 255, default `[0]`), e.g. `[0, 1]` for a grader; " +
+		"any other code fails the run. A command the runtime could not start (missing `working_dir`, unknown `user`, " +
+		"program not found) always fails, naming the cause. Conflicts with `allow_non_zero_exit_code`.",
 	"exit_code":     "Exit code of the command.",
 	"stdout":        "Standard output as text; bytes that are not UTF-8 are replaced by U+FFFD (use `stdout_base64`).",
 	"stderr":        "Standard error as text; bytes that are not UTF-8 are replaced by U+FFFD (use `stderr_base64`).",

@@ -119,7 +119,7 @@ func (r *commandResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			},
 			"expect_exit_codes": schema.ListAttribute{
 				Optional: true, ElementType: types.Int64Type, MarkdownDescription: commandDocs["expect_exit_codes"] +
-					" Changing it records the new list without running the command again (change `triggers` to run it).",
+					" Changing it does not run the command again.",
 				Validators: expectExitCodesValidators(),
 			},
 			"triggers": schema.MapAttribute{

@@ -95,11 +95,10 @@ func (r *exportResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 			},
 			"require_match": schema.BoolAttribute{
 				Optional: true,
-				MarkdownDescription: "Whether each glob of `paths` must match at least one file, else the export fails " +
-					"naming the glob and listing what its directory holds (its first 20 names). Unset, a glob without " +
-					"wildcards (`results/score.json`: a file named explicitly) must match and a glob with wildcards " +
-					"(`logs/*.log`) may match nothing; `true` requires every glob to match; `false` none. Checked before " +
-					"anything is written; a change applies to the next export.",
+				MarkdownDescription: "Whether each glob of `paths` must match a file, else the export fails naming the " +
+					"glob and listing its directory's first 20 names. Unset, a glob without wildcards (`results/score.json`) " +
+					"must match and one with wildcards (`logs/*.log`) may match nothing; `true` requires every glob to " +
+					"match; `false` none. Checked before anything is written.",
 			},
 			"min_files": schema.Int64Attribute{
 				Optional: true,

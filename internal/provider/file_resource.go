@@ -106,11 +106,10 @@ func (fileKind) schema() schema.Schema {
 		ElementType: types.StringType,
 		Optional:    true,
 		Validators:  []validator.Set{setvalidator.ValueStringsAre(stringvalidator.OneOf("md5", "sha1", "sha512"))},
-		MarkdownDescription: "Digests to publish beside SHA-256, which is always computed: any of `\"md5\"` " +
-			"(`content_md5`), `\"sha1\"` (`content_sha1`) and `\"sha512\"` (`content_sha512`, `content_base64sha512`), " +
-			"the rest of Terraform's local provider's set. Each costs a pass of the content's bytes at every plan that " +
-			"hashes it (an MD5, SHA-1 and SHA-512 of a 1 GiB source take about four times as long as its SHA-256), so " +
-			"they are null unless asked for. Adding one later updates state without rewriting the file.",
+		MarkdownDescription: "Digests to publish beside SHA-256 (always computed): any of `\"md5\"` (`content_md5`), " +
+			"`\"sha1\"` (`content_sha1`) and `\"sha512\"` (`content_sha512`, `content_base64sha512`). Each costs a pass " +
+			"over the content at every plan that hashes it, so they are null unless asked for. Adding one later updates " +
+			"state without rewriting the file.",
 	}
 	attrs["content_md5"] = digest("Hex MD5 (as `filemd5()`)", "md5")
 	attrs["content_sha1"] = digest("Hex SHA-1 (as `filesha1()`)", "sha1")

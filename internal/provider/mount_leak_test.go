@@ -243,6 +243,9 @@ type cliRun struct {
 
 func newCLIRun(t *testing.T, dir string) *cliRun {
 	t.Helper()
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("acceptance test (runs the terraform CLI): set TF_ACC=1")
+	}
 	bin := os.Getenv("TF_ACC_TERRAFORM_PATH")
 	if bin == "" {
 		var err error

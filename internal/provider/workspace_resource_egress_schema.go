@@ -61,10 +61,10 @@ func egressRulesAttribute(verdict string) schema.ListNestedAttribute {
 func egressAttribute() schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{
 		Optional: true,
-		MarkdownDescription: "Outbound network policy of a `docker` workspace, enforced inside the workspace's own network namespace " +
-			"where the agent cannot change it (see \"Network egress\"). Loopback and replies to connections made to the workspace " +
-			"are always allowed, and so is DNS to the workspace's resolvers when a rule names a `host`. Refused on a `local` " +
-			"workspace, with `network_mode` `\"none\"` or `\"host\"`, and with `NET_ADMIN` (or `ALL`) in `cap_add`.",
+		MarkdownDescription: "Outbound network policy of a `docker` workspace, enforced in its own network namespace where " +
+			"the agent cannot change it (see \"Network egress\"). Loopback, replies, and DNS when a rule names a `host` are " +
+			"always allowed. Refused on `local` and `kubernetes` workspaces, with `network_mode` `\"none\"` or `\"host\"`, " +
+			"and with `NET_ADMIN` in `cap_add`.",
 		Attributes: map[string]schema.Attribute{
 			"default": schema.StringAttribute{Required: true,
 				MarkdownDescription: "What happens to traffic no rule matches: `\"deny\"` or `\"allow\"`.",

@@ -65,6 +65,18 @@ func WriteOnlyValues() []WriteOnlyValue {
 	return out
 }
 
+// RedactWriteOnly replaces every remembered write-only value in s (a name
+// read from a sandbox, say: an agent may name a file after a secret it
+// read) with REDACTED.
+func RedactWriteOnly(s string) string {
+	for _, v := range WriteOnlyValues() {
+		if strings.Contains(s, string(v.Value)) {
+			s = strings.ReplaceAll(s, string(v.Value), "REDACTED")
+		}
+	}
+	return s
+}
+
 // SecretFileError is a file that holds the value of a write-only
 // attribute: it names the path and the attribute, never the value.
 type SecretFileError struct {
@@ -74,8 +86,12 @@ type SecretFileError struct {
 }
 
 func (e *SecretFileError) Error() string {
+	fix := "leave the path out (exclude)"
+	if e.Op == "export" {
+		fix = "leave the file out of paths"
+	}
 	return fmt.Sprintf("%s refused: %s holds the value of the write-only attribute %s given to this provider; "+
-		"leave the path out (exclude) or set allow_secrets = true", e.Op, e.Path, e.Attr)
+		"%s or set allow_secrets = true", e.Op, e.Path, e.Attr, fix)
 }
 
 // SecretScanner is an io.Writer that looks for write-only values in the

@@ -214,9 +214,10 @@ func isText(b []byte) bool {
 }
 
 // SafeName is a path from a sandbox as it may be shown: valid UTF-8 with
-// control characters (newlines, escapes) written as \xNN.
+// control characters (newlines, escapes) written as \xNN, and the
+// write-only values the provider was given REDACTED.
 func SafeName(s string) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
+	s = sandbox.RedactWriteOnly(strings.ToValidUTF8(s, "\uFFFD"))
 	if !strings.ContainsFunc(s, unicode.IsControl) {
 		return s
 	}

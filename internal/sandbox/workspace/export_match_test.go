@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 )
 
 func TestExportRequireMatch(t *testing.T) {
@@ -61,5 +63,22 @@ func TestLiteralGlob(t *testing.T) {
 		if LiteralGlob(g) != want {
 			t.Errorf("LiteralGlob(%q) = %v", g, !want)
 		}
+	}
+}
+
+// A file named after a write-only value the provider was given (an agent
+// that read a secret and wrote it into a name) is listed REDACTED by the
+// export's no-match error, as SafeName shows it anywhere else.
+func TestExportNoMatchRedactsSecretNames(t *testing.T) {
+	const secret = "SuperSecretValue123-no-match"
+	sandbox.NoteWriteOnly("sandbox_file.content_wo", secret)
+	w, dest := exportFixture(t, map[string]string{"out/" + secret: "x", "out/x.txt": "y"})
+	_, err := w.Export(context.Background(), ExportRequest{Paths: []string{"out/verdict.json"}, Destination: dest,
+		Require: []string{"out/verdict.json"}})
+	if err == nil || strings.Contains(err.Error(), secret) || !strings.Contains(err.Error(), `"REDACTED"`) {
+		t.Fatalf("Export = %v; want a no-match error listing the secret's name as REDACTED", err)
+	}
+	if got := SafeName("out/" + secret + "\n"); got != `out/REDACTED\x0a` {
+		t.Fatalf("SafeName = %q", got)
 	}
 }

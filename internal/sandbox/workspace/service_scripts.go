@@ -17,6 +17,9 @@ const serviceTokenEnv = "SANDBOX_SERVICE_TOKEN"
 // (clock ticks since boot), and prints them: "<pid> <ticks>".
 const serviceStartScript = `set -e
 log=$1; restart=$2; cap=$3; token=$4; shift 5
+for f in "${log%/*}" "$log" "$log.pid" "$log.1"; do
+  [ -L "$f" ] && { echo "$f is a symbolic link: the service log is never written through one" >&2; exit 1; }
+done
 mkdir -p "${log%/*}"
 rm -f "$log.pid"
 printf '%s\n' "--- starting $(date -u +%Y-%m-%dT%H:%M:%SZ)" >> "$log"
@@ -58,13 +61,22 @@ while :; do
 done
 `
 
+// hasToken succeeds when process $1 carries the service's token: the
+// supervisor's pid and start time come back through a file the workspace
+// can write, so they are trusted only for a process that has it.
+const hasToken = `hasToken() { tr '\0' '\n' < /proc/$1/environ 2>/dev/null | grep -qx "` + serviceTokenEnv + `=$token"; }
+`
+
 // serviceMembers lists (in the function members) the live processes of a
-// service: $pid and $ticks identify the supervisor, $token marks them.
-const serviceMembers = `members() {
+// service: $pid and $ticks identify the supervisor, $token marks them. The
+// session of $pid counts only while $pid itself carries the token.
+const serviceMembers = hasToken + `members() {
   lead=alive
   if [ -r /proc/$pid/stat ]; then
     s=$(cat /proc/$pid/stat 2>/dev/null); s=${s##*) }; set -- $s
-    [ "${20}" = "$ticks" ] || lead=other
+    [ "${20}" = "$ticks" ] && hasToken $pid || lead=other
+  else
+    lead=other
   fi
   for d in /proc/[0-9]*; do
     p=${d#/proc/}
@@ -73,17 +85,18 @@ const serviceMembers = `members() {
     s=${s##*) }; set -- $s
     [ "$1" = Z ] && continue
     if [ "$lead" = alive ] && [ "$4" = "$pid" ]; then echo $p; continue; fi
-    if tr '\0' '\n' < $d/environ 2>/dev/null | grep -qx "` + serviceTokenEnv + `=$token"; then echo $p; fi
+    if hasToken $p; then echo $p; fi
   done
 }
 `
 
-// serviceStatusScript: $1 pid, $2 ticks. Prints "running" when the
-// supervisor is alive (not a zombie) with that start time, else "stopped".
-const serviceStatusScript = `pid=$1; ticks=$2
-s=$(cat /proc/$pid/stat 2>/dev/null) || { echo stopped; exit 0; }
+// serviceStatusScript: $1 pid, $2 ticks, $3 token. Prints "running" when
+// the supervisor is alive (not a zombie) with that start time and token,
+// else "stopped".
+const serviceStatusScript = `pid=$1; ticks=$2; token=$3
+` + hasToken + `s=$(cat /proc/$pid/stat 2>/dev/null) || { echo stopped; exit 0; }
 s=${s##*) }; set -- $s
-if [ "$1" != Z ] && [ "${20}" = "$ticks" ]; then echo running; else echo stopped; fi
+if [ "$1" != Z ] && [ "${20}" = "$ticks" ] && hasToken $pid; then echo running; else echo stopped; fi
 `
 
 // serviceStopScript: $1 pid, $2 ticks, $3 token, $4 seconds to wait after
@@ -106,5 +119,6 @@ echo "$term $killed"
 [ -z "$list" ] || { echo "still running: $list" >&2; exit 1; }
 `
 
-// serviceLogTailScript: $1 log file. Prints its last 4 KiB.
-const serviceLogTailScript = `tail -c 4096 "$1" 2>/dev/null || true`
+// serviceLogTailScript: $1 log file. Prints its last 4 KiB, unless it is
+// not a regular file (a link, a FIFO).
+const serviceLogTailScript = `[ -f "$1" ] && [ ! -L "$1" ] && [ ! -L "${1%/*}" ] && tail -c 4096 "$1" 2>/dev/null || true`
