@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -120,10 +121,12 @@ func (f *gitFixture) daemon() string {
 	port := freePort(f.t)
 	cmd := exec.Command("git", "daemon", "--export-all", "--base-path="+f.root, "--listen=127.0.0.1",
 		fmt.Sprintf("--port=%d", port), "--reuseaddr", "--informative-errors", f.root)
+	// git runs git-daemon as its child: both go, as a process group.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		f.t.Fatal(err)
 	}
-	f.t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	f.t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); _ = cmd.Wait() })
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	for i := 0; ; i++ {
 		c, err := net.Dial("tcp", addr)
