@@ -39,6 +39,11 @@ func keepHostRules(t *testing.T) {
 
 var counters = regexp.MustCompile(`\[\d+:\d+\]`)
 
+// dockerHairpin is the rule Docker adds to POSTROUTING for each port a
+// container publishes (other tests' containers come and go meanwhile);
+// KUBE chains and kube-br0 are the test cluster's, when one runs.
+var dockerHairpin = regexp.MustCompile(`^-A POSTROUTING -s (\S+)/32 -d (\S+)/32 -p (tcp|udp) -m (tcp|udp) --dport \d+ -j MASQUERADE$`)
+
 func hostRules(t *testing.T) string {
 	t.Helper()
 	conn, err := nftables.New()
@@ -63,7 +68,8 @@ func hostRules(t *testing.T) string {
 	}
 	var lines []string
 	for _, l := range strings.Split(string(out), "\n") {
-		if strings.HasPrefix(l, "#") || strings.Contains(l, "DOCKER") || strings.Contains(l, "br-") || strings.Contains(l, "docker0") {
+		if strings.HasPrefix(l, "#") || strings.Contains(l, "DOCKER") || strings.Contains(l, "br-") || strings.Contains(l, "docker0") ||
+			dockerHairpin.MatchString(l) || strings.Contains(l, "KUBE") || strings.Contains(l, "kube-br0") {
 			continue
 		}
 		lines = append(lines, counters.ReplaceAllString(l, ""))

@@ -103,7 +103,9 @@ func readRootOwner(ctx context.Context, w *workspace.Workspace, m *workspaceMode
 		return
 	}
 	if err != nil {
-		if !workspaceGone(err) {
+		// Gone, or stopped since it was inspected (a container that a
+		// restart policy is restarting): state stays as it was.
+		if !workspaceGone(err) && !workspaceStopped(err) {
 			addEngineAttributeError(diags, path.Root("root_owner"), "Reading the root owner failed", err)
 		}
 		return
