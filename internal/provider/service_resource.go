@@ -193,8 +193,9 @@ func (r *serviceResource) Create(ctx context.Context, req resource.CreateRequest
 			stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), m.stopTimeout()+2*time.Minute)
 			defer cancel()
 			logTail := secrets.Text(ws.ServiceLogTail(stopCtx, spec.Name, serviceLogLines))
-			_, serr := ws.StopService(stopCtx, proc, m.stopTimeout())
-			stopped := "It was stopped."
+			rep, serr := ws.StopService(stopCtx, proc, m.stopTimeout())
+			stopped := fmt.Sprintf("It was stopped: %d processes got SIGTERM, %d of them SIGKILL after stop_timeout.",
+				rep.Terminated, rep.Killed)
 			if serr != nil {
 				stopped = "Stopping it failed too: " + secrets.Text(serr.Error())
 			}

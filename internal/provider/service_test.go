@@ -89,7 +89,7 @@ resource "sandbox_service" "s" {
     timeout  = "3s"
   }
 }`),
-			ExpectError: regexp.MustCompile(`(?s)Service deaf did not become ready.*service not ready within 3s.*It was stopped.*booting.*no-listener-here`),
+			ExpectError: regexp.MustCompile(`(?s)Service deaf did not become ready.*service not ready within 3s.*It was stopped: [1-9][0-9]* processes got\s+SIGTERM.*booting.*no-listener-here`),
 		}},
 	})
 	if d := time.Since(start); d > 45*time.Second {
