@@ -1,6 +1,7 @@
 package docker
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -107,7 +108,7 @@ func (d *Daemon) run(ctx context.Context, containerID string, spec execSpec) (sa
 		}
 		if !ins.Running {
 			res.ExitCode = ins.ExitCode
-			if res.ExitCode == 126 && d.stoppedMeanwhile(ctx, containerID) {
+			if res.ExitCode == 126 && d.stoppedMeanwhile(ctx, containerID, runtimeRefused(res)) {
 				// The container stopped between the exec's creation and
 				// its start (the runtime refused with 126): the same
 				// ErrStopped as a refused creation.
@@ -123,14 +124,34 @@ func (d *Daemon) run(ctx context.Context, containerID string, spec execSpec) (sa
 }
 
 // stoppedMeanwhile reports whether the daemon shows the container stopped
-// or paused now.
-func (d *Daemon) stoppedMeanwhile(ctx context.Context, containerID string) bool {
+// or paused now. With wait (the runtime itself said the container is
+// stopped), it asks again for up to three seconds: the runtime refuses an
+// exec as soon as the container's init has exited, a moment before the
+// daemon has processed that exit and shows it stopped.
+func (d *Daemon) stoppedMeanwhile(ctx context.Context, containerID string, wait bool) bool {
 	cli, err := d.api()
 	if err != nil {
 		return false
 	}
-	info, err := cli.ContainerInspect(ctx, containerID, client.ContainerInspectOptions{})
-	return err == nil && info.Container.State != nil && (!info.Container.State.Running || info.Container.State.Paused)
+	for end := time.Now().Add(3 * time.Second); ; {
+		info, err := cli.ContainerInspect(ctx, containerID, client.ContainerInspectOptions{})
+		if err != nil || info.Container.State == nil {
+			return false
+		}
+		if !info.Container.State.Running || info.Container.State.Paused {
+			return true
+		}
+		if !wait || time.Now().After(end) || ctx.Err() != nil {
+			return false
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// runtimeRefused reports whether an exec's output is the runtime's own
+// refusal to exec in a container whose init has exited.
+func runtimeRefused(res sandbox.ExecResult) bool {
+	return bytes.Contains(res.Stderr, []byte("cannot exec in a stopped")) || bytes.Contains(res.Stdout, []byte("cannot exec in a stopped"))
 }
 
 func isBrokenPipe(err error) bool {
