@@ -6,9 +6,9 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/mount"
 )
 
-// azureBlobMountKind is sandbox_azure_blob_mount: the Python SDK's
+// azureBlobMountType is sandbox_azure_blob_mount: the Python SDK's
 // AzureBlobMount (design/sdk-model.md §5.4).
-var azureBlobMountKind = registerMountKind(mountKind{
+var azureBlobMountType = registerMountType(mountType{
 	typ: mount.TypeAzureBlob,
 	summary: "An Azure Blob Storage container mounted into a workspace: the Python SDK's `AzureBlobMount`, through rclone " +
 		"(`azureblob`) or blobfuse2 (`fuse`). An account key wins over a managed identity; with neither, rclone runs with " +
@@ -27,4 +27,4 @@ var azureBlobMountKind = registerMountKind(mountKind{
 })
 
 // NewAzureBlobMountResource returns the sandbox_azure_blob_mount resource.
-func NewAzureBlobMountResource() resource.Resource { return &mountResource{kind: azureBlobMountKind} }
+func NewAzureBlobMountResource() resource.Resource { return &mountResource{kind: azureBlobMountType} }

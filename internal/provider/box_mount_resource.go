@@ -6,8 +6,8 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/mount"
 )
 
-// boxMountKind is sandbox_box_mount: the Python SDK's BoxMount (design/sdk-model.md §5.4).
-var boxMountKind = registerMountKind(mountKind{
+// boxMountType is sandbox_box_mount: the Python SDK's BoxMount (design/sdk-model.md §5.4).
+var boxMountType = registerMountType(mountType{
 	typ: mount.TypeBox,
 	summary: "A Box folder mounted into a workspace: the Python SDK's `BoxMount`, through rclone's `box` backend. An " +
 		"in-container Box mount needs a non-interactive authentication source: `token_wo`, `access_token_wo`, " +
@@ -36,4 +36,4 @@ var boxMountKind = registerMountKind(mountKind{
 })
 
 // NewBoxMountResource returns the sandbox_box_mount resource.
-func NewBoxMountResource() resource.Resource { return &mountResource{kind: boxMountKind} }
+func NewBoxMountResource() resource.Resource { return &mountResource{kind: boxMountType} }

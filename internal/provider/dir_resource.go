@@ -13,16 +13,16 @@ import (
 
 // NewDirResource returns the sandbox_dir resource: the Python SDK's Dir entry.
 func NewDirResource() resource.Resource {
-	return &entryResource[entryModel, *entryModel]{k: dirKind{}}
+	return &entryResource[entryModel, *entryModel]{k: dirEntry{}}
 }
 
-// dirKind is sandbox_dir: mkdir -p, then chgrp and chmod.
-type dirKind struct{}
+// dirEntry is sandbox_dir: mkdir -p, then chgrp and chmod.
+type dirEntry struct{}
 
-func (dirKind) typeName() string           { return "dir" }
-func (dirKind) makes() workspace.EntryKind { return workspace.KindDir }
+func (dirEntry) typeName() string          { return "dir" }
+func (dirEntry) makes() workspace.PathType { return workspace.PathDir }
 
-func (dirKind) schema() schema.Schema {
+func (dirEntry) schema() schema.Schema {
 	return schema.Schema{
 		MarkdownDescription: "A directory in a workspace: the Python SDK's `Dir` entry (`mkdir -p`, then chgrp and chmod). " +
 			"Destroy removes the directory when it is empty; one holding files written by others is left in place with a warning.",
@@ -36,24 +36,24 @@ func dirAttributes() map[string]schema.Attribute {
 	return attrs
 }
 
-func (dirKind) render(m, _ *entryModel) error { return m.setDirManifestEntry() }
+func (dirEntry) render(m, _ *entryModel) error { return m.setDirManifestEntry() }
 
 // static: a directory's plan reads nothing outside its configuration.
-func (dirKind) static(context.Context, tfsdk.Plan) bool { return true }
+func (dirEntry) static(context.Context, tfsdk.Plan) bool { return true }
 
-func (dirKind) plan(context.Context, *workspace.Engine, resource.ModifyPlanRequest, *resource.ModifyPlanResponse, *entryModel, *entryModel) {
+func (dirEntry) plan(context.Context, *workspace.Engine, resource.ModifyPlanRequest, *resource.ModifyPlanResponse, *entryModel, *entryModel) {
 }
 
-func (dirKind) apply(ctx context.Context, a entryApply[*entryModel], diags *diag.Diagnostics) {
+func (dirEntry) apply(ctx context.Context, a entryApply[*entryModel], diags *diag.Diagnostics) {
 	if err := a.ws.ApplyDir(ctx, a.rel, a.meta); err != nil {
 		addEngineError(diags, "Applying directory "+a.rel+" failed", err)
 	}
 }
 
-func (dirKind) observe(ctx context.Context, ws *workspace.Workspace, _ *entryModel, rel string) (workspace.EntryState, error) {
+func (dirEntry) observe(ctx context.Context, ws *workspace.Workspace, _ *entryModel, rel string) (workspace.EntryState, error) {
 	return ws.Stat(ctx, rel, false)
 }
 
-func (dirKind) remove(ctx context.Context, ws *workspace.Workspace, _ *entryModel, rel string, _ privateGetter) (string, error) {
+func (dirEntry) remove(ctx context.Context, ws *workspace.Workspace, _ *entryModel, rel string, _ privateGetter) (string, error) {
 	return ws.RemoveDir(ctx, rel)
 }

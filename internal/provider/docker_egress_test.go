@@ -11,7 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/fshelper"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/fshelper"
 )
 
 // A workspace on a test-made network with egress default deny and one

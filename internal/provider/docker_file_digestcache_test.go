@@ -14,8 +14,8 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/docker/dockertest"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/fshelper"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/digestcache"
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/fshelper"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/testutil/edits"
 )
 

@@ -19,7 +19,7 @@ import (
 // never removes what it did not write to make room. A no-op plan is not
 // checked (Read drops an entry whose path changed type, so that shows as a
 // creation).
-func checkEntryPath(ctx context.Context, eng *workspace.Engine, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, kind workspace.EntryKind) {
+func checkEntryPath(ctx context.Context, eng *workspace.Engine, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, kind workspace.PathType) {
 	if eng == nil || req.Plan.Raw.IsNull() || (!req.State.Raw.IsNull() && req.State.Raw.Equal(req.Plan.Raw)) {
 		return
 	}

@@ -25,7 +25,7 @@ var (
 // entryResource is the one implementation behind the entry resources; k
 // says which Python SDK entry it is.
 type entryResource[M any, P entryModelPtr[M]] struct {
-	k   entryKind[P]
+	k   entryType[P]
 	eng *workspace.Engine
 }
 
@@ -121,7 +121,7 @@ func (r *entryResource[M, P]) ModifyPlan(ctx context.Context, req resource.Modif
 	if checkOwnerName(ctx, r.eng, req, resp); resp.Diagnostics.HasError() {
 		return
 	}
-	if _, tree := r.k.(treeKind); tree && taken == nil {
+	if _, tree := r.k.(treeCopier); tree && taken == nil {
 		if checkFreshCopy(ctx, r.eng, req, resp); resp.Diagnostics.HasError() {
 			return
 		}
@@ -192,7 +192,7 @@ func (r *entryResource[M, P]) save(ctx context.Context, plan tfsdk.Plan, config 
 	if diags.Append(recordTaken(ctx, private, "", nil)...); diags.HasError() {
 		return
 	}
-	if _, tree := r.k.(treeKind); tree && prior == nil {
+	if _, tree := r.k.(treeCopier); tree && prior == nil {
 		// The files may have appeared since the plan.
 		if addFreshCopyError(diags, a.ws.CheckFreshTree(ctx, a.rel), a.rel); diags.HasError() {
 			return
@@ -278,8 +278,8 @@ func (r *entryResource[M, P]) Read(ctx context.Context, req resource.ReadRequest
 }
 
 // holds reports whether st is an entry of kind k.
-func holds(st workspace.EntryState, k workspace.EntryKind) bool {
-	if k == workspace.KindFile {
+func holds(st workspace.EntryState, k workspace.PathType) bool {
+	if k == workspace.PathFile {
 		return st.Exists && st.Info.IsRegular
 	}
 	return st.Exists && st.Info.IsDir

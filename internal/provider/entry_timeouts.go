@@ -15,8 +15,8 @@ import (
 type (
 	// timedModel is an entry model with a timeouts block.
 	timedModel interface{ timeoutsValue() timeouts.Value }
-	// timedKind is an entry kind whose operations its timeouts block bounds.
-	timedKind interface{ timeoutDefaults() map[string]opDefault }
+	// timedEntry is an entry type whose operations its timeouts block bounds.
+	timedEntry interface{ timeoutDefaults() map[string]opDefault }
 )
 
 // treeTimeouts are the defaults of a tree copy's operations: the copy
@@ -31,11 +31,11 @@ func treeTimeouts(noun string) map[string]opDefault {
 	}
 }
 
-// startEntryOp bounds ctx by the operation's timeout when the entry kind
+// startEntryOp bounds ctx by the operation's timeout when the entry type
 // has a timeouts block; otherwise ctx is returned as it is and the timer
 // is nil (its finish does nothing).
 func startEntryOp[P any](ctx context.Context, k any, m P, op string, diags *diag.Diagnostics) (context.Context, context.CancelFunc, *opTimer) {
-	tk, ok := k.(timedKind)
+	tk, ok := k.(timedEntry)
 	tm, mok := any(m).(timedModel)
 	if !ok || !mok {
 		return ctx, func() {}, nil
@@ -46,5 +46,5 @@ func startEntryOp[P any](ctx context.Context, k any, m P, op string, diags *diag
 func (m *localDirModel) timeoutsValue() timeouts.Value { return m.Timeouts }
 func (m *gitRepoModel) timeoutsValue() timeouts.Value  { return m.Timeouts }
 
-func (localDirKind) timeoutDefaults() map[string]opDefault { return treeTimeouts("copy") }
-func (gitRepoKind) timeoutDefaults() map[string]opDefault  { return treeTimeouts("checkout") }
+func (localDirEntry) timeoutDefaults() map[string]opDefault { return treeTimeouts("copy") }
+func (gitRepoEntry) timeoutDefaults() map[string]opDefault  { return treeTimeouts("checkout") }

@@ -16,9 +16,9 @@ import (
 // The attributes and steps shared by the two resources that copy a tree
 // into a workspace, sandbox_local_dir and sandbox_git_repo.
 
-// treeKind marks an entry kind that copies a tree: a new copy is refused
+// treeCopier marks an entry type that copies a tree: a new copy is refused
 // where files already stand (at plan time and again at apply).
-type treeKind interface{ copiesTree() }
+type treeCopier interface{ copiesTree() }
 
 // treeModel holds the computed attributes of a copied tree.
 type treeModel struct {

@@ -27,15 +27,15 @@ import (
 // NewFileResource returns the sandbox_file resource: the Python SDK's File entry
 // (inline content) and LocalFile entry (a host source).
 func NewFileResource() resource.Resource {
-	return &entryResource[fileModel, *fileModel]{k: fileKind{}}
+	return &entryResource[fileModel, *fileModel]{k: fileEntry{}}
 }
 
-// fileKind is sandbox_file: content written atomically, then chgrp and
+// fileEntry is sandbox_file: content written atomically, then chgrp and
 // chmod; digests known at plan time whenever the content is.
-type fileKind struct{}
+type fileEntry struct{}
 
-func (fileKind) typeName() string           { return "file" }
-func (fileKind) makes() workspace.EntryKind { return workspace.KindFile }
+func (fileEntry) typeName() string          { return "file" }
+func (fileEntry) makes() workspace.PathType { return workspace.PathFile }
 
 type fileModel struct {
 	entryModel
@@ -54,7 +54,7 @@ type fileModel struct {
 	ContentBase64SHA512 types.String `tfsdk:"content_base64sha512"`
 }
 
-func (fileKind) schema() schema.Schema {
+func (fileEntry) schema() schema.Schema {
 	attrs := entryAttributes("file")
 	filePath, _ := attrs["path"].(schema.StringAttribute) // entryAttributes makes it a string
 	filePath.Validators = append(filePath.Validators, filePathValidator)
@@ -128,7 +128,7 @@ func (fileKind) schema() schema.Schema {
 }
 
 // upgraders: version 0 published MD5, SHA-1 and SHA-512 always.
-func (fileKind) upgraders() map[int64]resource.StateUpgrader {
+func (fileEntry) upgraders() map[int64]resource.StateUpgrader {
 	return map[int64]resource.StateUpgrader{0: {StateUpgrader: upgradeFileV0}}
 }
 
@@ -143,7 +143,7 @@ var fileContentOneOf = resourcevalidator.ExactlyOneOf(
 // five attributes it needs: a Get of the whole model (and the path walks
 // of resourcevalidator.ExactlyOneOf, whose rule and wording it keeps) cost
 // more than the rest of the validation of a sandbox_file.
-func (fileKind) validateRaw(ctx context.Context, cfg tfsdk.Config, diags *diag.Diagnostics) {
+func (fileEntry) validateRaw(ctx context.Context, cfg tfsdk.Config, diags *diag.Diagnostics) {
 	attrs := rawAttrs(cfg.Raw)
 	var configured []string
 	unknown := false
@@ -174,7 +174,7 @@ func (fileKind) validateRaw(ctx context.Context, cfg tfsdk.Config, diags *diag.D
 	}
 }
 
-func (fileKind) render(m, cfg *fileModel) error {
+func (fileEntry) render(m, cfg *fileModel) error {
 	if cfg != nil {
 		return m.setManifestEntry(!cfg.ContentWO.IsNull())
 	}
@@ -189,7 +189,7 @@ func (fileKind) render(m, cfg *fileModel) error {
 // Read recorded content changed out of band (a content_sha256 that is not
 // the configured content's), which the plan must show as an update. It
 // reads the raw plan: four GetAttribute calls cost a schema walk each.
-func (fileKind) static(_ context.Context, plan tfsdk.Plan) bool {
+func (fileEntry) static(_ context.Context, plan tfsdk.Plan) bool {
 	attrs := rawAttrs(plan.Raw)
 	if attrs == nil || !attrs["source"].IsNull() {
 		return false
@@ -214,7 +214,7 @@ func (fileKind) static(_ context.Context, plan tfsdk.Plan) bool {
 	return sum == hex.EncodeToString(d[:])
 }
 
-func (fileKind) plan(ctx context.Context, eng *workspace.Engine, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, m, cfg *fileModel) {
+func (fileEntry) plan(ctx context.Context, eng *workspace.Engine, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, m, cfg *fileModel) {
 	d, ok, attr, err := planDigest(ctx, eng, *m)
 	var prior fileModel
 	switch {
@@ -233,7 +233,7 @@ func (fileKind) plan(ctx context.Context, eng *workspace.Engine, req resource.Mo
 
 // apply writes the content when it is new or changed (or the write-only
 // content's version moved), else only re-applies the metadata.
-func (fileKind) apply(ctx context.Context, a entryApply[*fileModel], diags *diag.Diagnostics) {
+func (fileEntry) apply(ctx context.Context, a entryApply[*fileModel], diags *diag.Diagnostics) {
 	m, prior := a.m, a.prior
 	if prior != nil && m.ContentSHA256.Equal(prior.ContentSHA256) && !m.ContentSHA256.IsUnknown() &&
 		m.ContentWOVersion.Equal(prior.ContentWOVersion) && m.Source.Equal(prior.Source) {
@@ -307,7 +307,7 @@ func write(ctx context.Context, a entryApply[*fileModel]) error {
 // content's digest. Never hash a file whose content is a write-only secret
 // (or unknown, after an import), so no digest of a secret ever reaches
 // state or plan output.
-func (fileKind) observe(ctx context.Context, ws *workspace.Workspace, m *fileModel, rel string) (workspace.EntryState, error) {
+func (fileEntry) observe(ctx context.Context, ws *workspace.Workspace, m *fileModel, rel string) (workspace.EntryState, error) {
 	tracked := !m.ContentSHA256.IsNull() && (!m.Content.IsNull() || !m.ContentBase64.IsNull() || !m.Source.IsNull())
 	st, err := ws.Stat(ctx, rel, tracked)
 	if err == nil && tracked && st.Info.IsRegular && m.ContentSHA256.ValueString() != st.SHA256 {
@@ -319,7 +319,7 @@ func (fileKind) observe(ctx context.Context, ws *workspace.Workspace, m *fileMod
 	return st, err
 }
 
-func (fileKind) remove(ctx context.Context, ws *workspace.Workspace, _ *fileModel, rel string, _ privateGetter) (string, error) {
+func (fileEntry) remove(ctx context.Context, ws *workspace.Workspace, _ *fileModel, rel string, _ privateGetter) (string, error) {
 	return "", ws.RemoveFile(ctx, rel)
 }
 

@@ -6,8 +6,8 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/mount"
 )
 
-// gcsMountKind is sandbox_gcs_mount: the Python SDK's GCSMount (design/sdk-model.md §5.4).
-var gcsMountKind = registerMountKind(mountKind{
+// gcsMountType is sandbox_gcs_mount: the Python SDK's GCSMount (design/sdk-model.md §5.4).
+var gcsMountType = registerMountType(mountType{
 	typ: mount.TypeGCS,
 	summary: "A Google Cloud Storage bucket mounted into a workspace: the Python SDK's `GCSMount`. With both `access_id_wo` and " +
 		"`secret_access_key_wo` (HMAC keys) rclone uses GCS through its S3 API (remote kind `gcs_s3`); otherwise the " +
@@ -32,4 +32,4 @@ var gcsMountKind = registerMountKind(mountKind{
 })
 
 // NewGCSMountResource returns the sandbox_gcs_mount resource.
-func NewGCSMountResource() resource.Resource { return &mountResource{kind: gcsMountKind} }
+func NewGCSMountResource() resource.Resource { return &mountResource{kind: gcsMountType} }

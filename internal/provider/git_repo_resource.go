@@ -22,19 +22,19 @@ import (
 // NewGitRepoResource returns the sandbox_git_repo resource: the Python SDK's
 // GitRepo entry, a checkout of a Git repository fetched on the host.
 func NewGitRepoResource() resource.Resource {
-	return &entryResource[gitRepoModel, *gitRepoModel]{k: gitRepoKind{}}
+	return &entryResource[gitRepoModel, *gitRepoModel]{k: gitRepoEntry{}}
 }
 
-// gitRepoKind is sandbox_git_repo: the ref is resolved at plan time, the
+// gitRepoEntry is sandbox_git_repo: the ref is resolved at plan time, the
 // commit fetched on the host and its tree synchronised into the workspace.
-type gitRepoKind struct{}
+type gitRepoEntry struct{}
 
-func (gitRepoKind) typeName() string           { return "git_repo" }
-func (gitRepoKind) makes() workspace.EntryKind { return workspace.KindDir }
-func (gitRepoKind) copiesTree()                {}
+func (gitRepoEntry) typeName() string          { return "git_repo" }
+func (gitRepoEntry) makes() workspace.PathType { return workspace.PathDir }
+func (gitRepoEntry) copiesTree()               {}
 
 // upgraders: version 0 recorded `files` and `file_permissions` always.
-func (gitRepoKind) upgraders() map[int64]resource.StateUpgrader {
+func (gitRepoEntry) upgraders() map[int64]resource.StateUpgrader {
 	return map[int64]resource.StateUpgrader{0: upgradeTree("sandbox_git_repo", "")}
 }
 
@@ -60,7 +60,7 @@ func writeOnly(desc string) schema.StringAttribute {
 		" Write-only: never stored in state or shown in plans, and removed from every error message."}
 }
 
-func (gitRepoKind) schema() schema.Schema {
+func (gitRepoEntry) schema() schema.Schema {
 	attrs := entryAttributes("checkout")
 	attrs["host"] = schema.StringAttribute{
 		Optional: true, Computed: true, Default: stringdefault.StaticString("github.com"),
@@ -125,7 +125,7 @@ func (gitRepoKind) schema() schema.Schema {
 			"`timeouts`: create and update (fetch and copy) 20 minutes, read and delete 10; a checkout cut short leaves " +
 			"no partial file.",
 		Attributes: attrs,
-		Blocks:     map[string]schema.Block{"timeouts": timeoutsBlock(context.Background(), gitRepoKind{}.timeoutDefaults())},
+		Blocks:     map[string]schema.Block{"timeouts": timeoutsBlock(context.Background(), gitRepoEntry{}.timeoutDefaults())},
 	}
 }
 
@@ -180,7 +180,7 @@ func (m *gitRepoModel) setManifestEntry() error {
 	return err
 }
 
-func (gitRepoKind) validate(m *gitRepoModel, diags *diag.Diagnostics) {
+func (gitRepoEntry) validate(m *gitRepoModel, diags *diag.Diagnostics) {
 	if !m.Subpath.IsUnknown() && !m.Repo.IsUnknown() {
 		if _, err := sandbox.ValidateGitSubpath(m.Repo.ValueString(), m.subpathPtr()); err != nil {
 			addEngineAttributeError(diags, path.Root("subpath"), "Invalid subpath", err)

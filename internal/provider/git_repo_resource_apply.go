@@ -15,11 +15,11 @@ import (
 
 // The plan and apply half of sandbox_git_repo (schema in git_repo_resource.go).
 
-func (gitRepoKind) render(m, _ *gitRepoModel) error { return m.setManifestEntry() }
+func (gitRepoEntry) render(m, _ *gitRepoModel) error { return m.setManifestEntry() }
 
 // plan resolves the ref against the remote (no fetch) and plans the tree:
 // the one last copied when the commit and subpath stay, else unknown.
-func (gitRepoKind) plan(ctx context.Context, eng *workspace.Engine, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, m, cfg *gitRepoModel) {
+func (gitRepoEntry) plan(ctx context.Context, eng *workspace.Engine, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, m, cfg *gitRepoModel) {
 	ctx = maskGitSecrets(ctx, m, cfg)
 	if m.Host.IsUnknown() || m.Repo.IsUnknown() || m.Ref.IsUnknown() || m.URL.IsUnknown() || m.Subpath.IsUnknown() {
 		m.Commit = types.StringUnknown()
@@ -72,7 +72,7 @@ func (gitRepoKind) plan(ctx context.Context, eng *workspace.Engine, req resource
 
 // apply fetches and copies the planned checkout, with credentials from
 // the configuration.
-func (gitRepoKind) apply(ctx context.Context, a entryApply[*gitRepoModel], diags *diag.Diagnostics) {
+func (gitRepoEntry) apply(ctx context.Context, a entryApply[*gitRepoModel], diags *diag.Diagnostics) {
 	m, cfg := a.m, a.cfg
 	ctx = maskGitSecrets(ctx, m, cfg)
 	subpath, err := sandbox.ValidateGitSubpath(m.Repo.ValueString(), m.subpathPtr())
@@ -94,10 +94,10 @@ func (gitRepoKind) apply(ctx context.Context, a entryApply[*gitRepoModel], diags
 	diags.Append(setTree(ctx, a.private, treeKey, &co.Tree)...)
 }
 
-func (gitRepoKind) observe(ctx context.Context, ws *workspace.Workspace, m *gitRepoModel, rel string) (workspace.EntryState, error) {
+func (gitRepoEntry) observe(ctx context.Context, ws *workspace.Workspace, m *gitRepoModel, rel string) (workspace.EntryState, error) {
 	return m.observeTree(ctx, ws, rel)
 }
 
-func (gitRepoKind) remove(ctx context.Context, ws *workspace.Workspace, m *gitRepoModel, rel string, private privateGetter) (string, error) {
+func (gitRepoEntry) remove(ctx context.Context, ws *workspace.Workspace, m *gitRepoModel, rel string, private privateGetter) (string, error) {
 	return m.removeTree(ctx, ws, rel, private)
 }

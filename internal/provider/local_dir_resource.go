@@ -18,7 +18,7 @@ import (
 // NewLocalDirResource returns the sandbox_local_dir resource: the Python SDK's
 // LocalDir entry, a copy of a host directory.
 func NewLocalDirResource() resource.Resource {
-	return &entryResource[localDirModel, *localDirModel]{k: localDirKind{}}
+	return &entryResource[localDirModel, *localDirModel]{k: localDirEntry{}}
 }
 
 type localDirModel struct {
@@ -39,24 +39,24 @@ func (m *localDirModel) copyMeta(meta workspace.Meta) workspace.Meta {
 	return meta
 }
 
-// localDirKind is sandbox_local_dir: the host tree is hashed at plan time
+// localDirEntry is sandbox_local_dir: the host tree is hashed at plan time
 // and synchronised into the workspace at apply.
-type localDirKind struct{}
+type localDirEntry struct{}
 
-func (localDirKind) typeName() string           { return "local_dir" }
-func (localDirKind) makes() workspace.EntryKind { return workspace.KindDir }
-func (localDirKind) copiesTree()                {}
+func (localDirEntry) typeName() string          { return "local_dir" }
+func (localDirEntry) makes() workspace.PathType { return workspace.PathDir }
+func (localDirEntry) copiesTree()               {}
 
 // upgraders: version 0 named the tree digest `source_sha256`; versions 0
 // and 1 recorded `files` and `file_permissions` always.
-func (localDirKind) upgraders() map[int64]resource.StateUpgrader {
+func (localDirEntry) upgraders() map[int64]resource.StateUpgrader {
 	return map[int64]resource.StateUpgrader{
 		0: upgradeTree("sandbox_local_dir", "source_sha256"),
 		1: upgradeTree("sandbox_local_dir", ""),
 	}
 }
 
-func (localDirKind) schema() schema.Schema {
+func (localDirEntry) schema() schema.Schema {
 	attrs := entryAttributes("directory")
 	attrs["source"] = schema.StringAttribute{
 		Required: true,
@@ -86,13 +86,13 @@ func (localDirKind) schema() schema.Schema {
 			"Import ID: `<workspace_id>/<path>` (then set `source`, and `keep_source_permissions` if the copy keeps them). " +
 			"`timeouts`: create and update 20 minutes, read and delete 10; a copy cut short leaves no partial file.",
 		Attributes: attrs,
-		Blocks:     map[string]schema.Block{"timeouts": timeoutsBlock(context.Background(), localDirKind{}.timeoutDefaults())},
+		Blocks:     map[string]schema.Block{"timeouts": timeoutsBlock(context.Background(), localDirEntry{}.timeoutDefaults())},
 	}
 }
 
-func (localDirKind) render(m, _ *localDirModel) error { return m.setManifestEntry() }
+func (localDirEntry) render(m, _ *localDirModel) error { return m.setManifestEntry() }
 
-func (localDirKind) plan(ctx context.Context, eng *workspace.Engine, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, m, _ *localDirModel) {
+func (localDirEntry) plan(ctx context.Context, eng *workspace.Engine, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, m, _ *localDirModel) {
 	if m.Source.IsUnknown() || m.KeepSourcePermissions.IsUnknown() {
 		return
 	}
@@ -112,7 +112,7 @@ func (localDirKind) plan(ctx context.Context, eng *workspace.Engine, req resourc
 	resp.Diagnostics.Append(setTree(ctx, resp.Private, plannedKey, &s)...)
 }
 
-func (localDirKind) apply(ctx context.Context, a entryApply[*localDirModel], diags *diag.Diagnostics) {
+func (localDirEntry) apply(ctx context.Context, a entryApply[*localDirModel], diags *diag.Diagnostics) {
 	m := a.m
 	fail := func(err error) { addEngineError(diags, "Copying "+m.Source.ValueString()+" to "+a.rel+" failed", err) }
 	planned, err := m.plannedTree(ctx, a)
@@ -156,13 +156,13 @@ func (m *localDirModel) plannedTree(ctx context.Context, a entryApply[*localDirM
 	return &s, nil
 }
 
-func (localDirKind) observe(ctx context.Context, ws *workspace.Workspace, m *localDirModel, rel string) (workspace.EntryState, error) {
+func (localDirEntry) observe(ctx context.Context, ws *workspace.Workspace, m *localDirModel, rel string) (workspace.EntryState, error) {
 	if m.KeepSourcePermissions.IsNull() { // imported, or written before the attribute existed
 		m.KeepSourcePermissions = types.BoolValue(false)
 	}
 	return m.observeTree(ctx, ws, rel)
 }
 
-func (localDirKind) remove(ctx context.Context, ws *workspace.Workspace, m *localDirModel, rel string, private privateGetter) (string, error) {
+func (localDirEntry) remove(ctx context.Context, ws *workspace.Workspace, m *localDirModel, rel string, private privateGetter) (string, error) {
 	return m.removeTree(ctx, ws, rel, private)
 }

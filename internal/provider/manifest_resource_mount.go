@@ -32,7 +32,7 @@ const mountsAppliedKey = "mounts"
 // name, with the types that have it.
 func mountCredentialFields() map[string][]string {
 	out := map[string][]string{}
-	for _, typ := range sandboxSortedKeys(mountKinds) {
+	for _, typ := range sandboxSortedKeys(mountTypes) {
 		for _, f := range workspace.MountSecretFields(typ) {
 			out[f] = append(out[f], typ)
 		}
@@ -68,7 +68,7 @@ func backtickList(names []string) string {
 // configuration is not available), the credentials version and the last
 // apply's mounts to in. Keys naming no mount entry, and fields the entry's
 // type lacks, are reported on their attribute.
-func mountInputs(ctx context.Context, in *workspace.ManifestInputs, mountTypes map[string]string, m, cfg *manifestResourceModel, private privateGetter) diag.Diagnostics {
+func mountInputs(ctx context.Context, in *workspace.ManifestInputs, typeOf map[string]string, m, cfg *manifestResourceModel, private privateGetter) diag.Diagnostics {
 	var diags diag.Diagnostics
 	in.MountCredentials = map[string]map[string]string{}
 	if !m.CredsVersion.IsNull() && !m.CredsVersion.IsUnknown() {
@@ -101,7 +101,7 @@ func mountInputs(ctx context.Context, in *workspace.ManifestInputs, mountTypes m
 	for _, k := range sandboxSortedKeys(creds) {
 		p := path.Root("mount_credentials_wo").AtMapKey(k)
 		rel, err := sandbox.ValidateEntryPath(k)
-		typ := mountTypes[rel]
+		typ := typeOf[rel]
 		if err != nil || typ == "" {
 			diags.AddAttributeError(p, "Not a mount entry", "the key "+sandbox.QuoteText(k)+" names no mount entry of "+
 				"manifest_json; use the entry's path as it appears in the manifest")

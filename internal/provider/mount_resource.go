@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -27,7 +29,7 @@ var (
 // mountResource is the one implementation behind the six mount resources;
 // the kind says which Python SDK mount type it is.
 type mountResource struct {
-	kind mountKind
+	kind mountType
 	eng  *workspace.Engine
 }
 
@@ -238,7 +240,7 @@ func (r *mountResource) createVolume(ctx context.Context, in mountInput, sid str
 		return "", "", err
 	}
 	name = mount.VolumeName(sid, mp)
-	err = r.eng.CreateVolume(ctx, workspace.VolumeSpec{Name: name, Driver: driver, Options: opts,
+	err = r.eng.CreateVolume(ctx, spec.DockerVolume{Name: name, Driver: driver, Options: opts,
 		Labels: map[string]string{"sandbox.mount_type": in.m.Type, "sandbox.path": in.rel}})
 	if err != nil {
 		return "", "", mount.Redact(err, mount.Secrets(in.m))

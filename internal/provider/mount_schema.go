@@ -18,7 +18,7 @@ import (
 
 // mountSchema builds the schema of a mount resource: the common mount
 // fields (design/sdk-model.md §5.1), the kind's own fields, and the strategy blocks.
-func mountSchema(k mountKind) schema.Schema {
+func mountSchema(k mountType) schema.Schema {
 	attrs := k.fieldAttributes()
 	replaceStr := []planmodifier.String{stringplanmodifier.RequiresReplace()}
 	keepStr := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}

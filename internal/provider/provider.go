@@ -219,7 +219,7 @@ func (p *sandboxProvider) Configure(ctx context.Context, req provider.ConfigureR
 		}
 	}
 	kubeCfg := kubernetesConfig(cfg.Kubernetes)
-	if err := kubeCfg.Check(); err != nil {
+	if err := workspace.ValidateKubernetesConfig(kubeCfg); err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("kubernetes"), "Invalid Kubernetes cluster settings", err.Error())
 		return
 	}

@@ -1,10 +1,10 @@
 package provider
 
 import (
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
+
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
 )
 
 // kubernetesProviderModel is the provider's `kubernetes {}` block: how to
@@ -42,11 +42,11 @@ func kubernetesProviderBlock() schema.Block {
 
 // kubernetesConfig is the engine's configuration of the block (zero when
 // it is absent).
-func kubernetesConfig(m *kubernetesProviderModel) workspace.KubernetesConfig {
+func kubernetesConfig(m *kubernetesProviderModel) spec.KubernetesConfig {
 	if m == nil {
-		return workspace.KubernetesConfig{}
+		return spec.KubernetesConfig{}
 	}
-	return workspace.KubernetesConfig{
+	return spec.KubernetesConfig{
 		ConfigPath: m.ConfigPath.ValueString(), ConfigContext: m.ConfigContext.ValueString(), Host: m.Host.ValueString(),
 		ClusterCACertificate: m.ClusterCACertificate.ValueString(), Token: m.Token.ValueString(),
 		ClientCertificate: m.ClientCertificate.ValueString(), ClientKey: m.ClientKey.ValueString(),

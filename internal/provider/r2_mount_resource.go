@@ -6,8 +6,8 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/mount"
 )
 
-// r2MountKind is sandbox_r2_mount: the Python SDK's R2Mount (design/sdk-model.md §5.4).
-var r2MountKind = registerMountKind(mountKind{
+// r2MountType is sandbox_r2_mount: the Python SDK's R2Mount (design/sdk-model.md §5.4).
+var r2MountType = registerMountType(mountType{
 	typ: mount.TypeR2,
 	summary: "A Cloudflare R2 bucket mounted into a workspace: the Python SDK's `R2Mount`, through rclone's S3 backend with " +
 		"`provider = Cloudflare`, `acl = private`.",
@@ -25,4 +25,4 @@ var r2MountKind = registerMountKind(mountKind{
 })
 
 // NewR2MountResource returns the sandbox_r2_mount resource.
-func NewR2MountResource() resource.Resource { return &mountResource{kind: r2MountKind} }
+func NewR2MountResource() resource.Resource { return &mountResource{kind: r2MountType} }

@@ -6,9 +6,9 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/mount"
 )
 
-// s3FilesMountKind is sandbox_s3_files_mount: the Python SDK's S3FilesMount
+// s3FilesMountType is sandbox_s3_files_mount: the Python SDK's S3FilesMount
 // (design/sdk-model.md §5.4).
-var s3FilesMountKind = registerMountKind(mountKind{
+var s3FilesMountType = registerMountType(mountType{
 	typ: mount.TypeS3Files,
 	summary: "An Amazon S3 Files file system mounted into a workspace with `mount -t s3files`: the Python SDK's `S3FilesMount`. " +
 		"It authenticates with the sandbox's ambient IAM identity (the Python SDK's broad credential authority), so it has no " +
@@ -28,4 +28,4 @@ var s3FilesMountKind = registerMountKind(mountKind{
 })
 
 // NewS3FilesMountResource returns the sandbox_s3_files_mount resource.
-func NewS3FilesMountResource() resource.Resource { return &mountResource{kind: s3FilesMountKind} }
+func NewS3FilesMountResource() resource.Resource { return &mountResource{kind: s3FilesMountType} }

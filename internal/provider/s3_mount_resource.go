@@ -6,8 +6,8 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/mount"
 )
 
-// s3MountKind is sandbox_s3_mount: the Python SDK's S3Mount (design/sdk-model.md §5.4).
-var s3MountKind = registerMountKind(mountKind{
+// s3MountType is sandbox_s3_mount: the Python SDK's S3Mount (design/sdk-model.md §5.4).
+var s3MountType = registerMountType(mountType{
 	typ: mount.TypeS3,
 	summary: "An Amazon S3 (or S3-compatible) bucket mounted into a workspace: the Python SDK's `S3Mount`. Without both keys the " +
 		"mount is credentialless (rclone `env_auth = false` with no keys; mount-s3 `--no-sign-request`).",
@@ -31,4 +31,4 @@ var s3MountKind = registerMountKind(mountKind{
 })
 
 // NewS3MountResource returns the sandbox_s3_mount resource.
-func NewS3MountResource() resource.Resource { return &mountResource{kind: s3MountKind} }
+func NewS3MountResource() resource.Resource { return &mountResource{kind: s3MountType} }

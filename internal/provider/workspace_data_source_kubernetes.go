@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
+
 	"context"
 	"errors"
 
@@ -65,7 +67,7 @@ func (kubernetesKind) find(ctx context.Context, eng *workspace.Engine, m workspa
 		return nil, at, true, nil
 	}
 	if err := workspace.CheckKubernetesLookup(k.Namespace.ValueString(), k.PodName.ValueString(), labels); err != nil {
-		var fe *workspace.KubernetesFieldError
+		var fe *spec.KubernetesFieldError
 		field := at
 		if errors.As(err, &fe) {
 			field = at.AtName(fe.Field)

@@ -50,18 +50,18 @@ type workspaceModel struct {
 	StartedAt     types.String `tfsdk:"started_at"`
 	RestoreFrom   types.Object `tfsdk:"restore_from"`
 	RootOwner     types.String `tfsdk:"root_owner"`
-	// ExtraPathGrants is in workspace_resource_grants.go.
+	// ExtraPathGrants is in workspace_grants.go.
 	ExtraPathGrants types.List `tfsdk:"extra_path_grants"`
-	// Lifetime, OnExpiry and ExpiresAt are in workspace_resource_expiry.go.
+	// Lifetime, OnExpiry and ExpiresAt are in workspace_expiry.go.
 	Lifetime  types.String `tfsdk:"lifetime"`
 	OnExpiry  types.String `tfsdk:"on_expiry"`
 	ExpiresAt types.String `tfsdk:"expires_at"`
 	// Timeouts is in workspace_timeouts.go.
 	Timeouts timeouts.Value `tfsdk:"timeouts"`
-	// RunState and WaitUntil are in workspace_resource_runstate.go.
+	// RunState and WaitUntil are in workspace_runstate.go.
 	RunState  types.String `tfsdk:"run_state"`
 	WaitUntil types.String `tfsdk:"wait_until"`
-	// Egress is in workspace_resource_egress.go.
+	// Egress is in workspace_egress.go.
 	Egress types.Object `tfsdk:"egress"`
 }
 

@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
+
 	"context"
 	"errors"
 	"fmt"
@@ -137,7 +139,7 @@ func (d *workspacesDataSource) ValidateConfig(ctx context.Context, req datasourc
 	}
 	if err := workspace.CheckKubernetesLookup(ns, "", labels); err != nil {
 		at := path.Root("kubernetes").AtName("namespace")
-		var fe *workspace.KubernetesFieldError
+		var fe *spec.KubernetesFieldError
 		if errors.As(err, &fe) && fe.Field == "labels" {
 			at = path.Root("labels")
 		}

@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
+
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -98,8 +100,7 @@ func handleDockerBackendVector(_ string, input json.RawMessage, expected any) (a
 	if err != nil {
 		return nil, err
 	}
-	spec := docker.Spec{Image: in.Image, ExposedPorts: in.ExposedPorts, NetworkMode: in.NetworkMode,
-		Labels: in.Labels, Root: workspace.DefaultDockerRoot}
+	spec := docker.Spec{Docker: spec.Docker{Image: in.Image, ExposedPorts: in.ExposedPorts, NetworkMode: in.NetworkMode, Labels: in.Labels, Root: workspace.DefaultDockerRoot}}
 	if m != nil {
 		spec.Root = m.Root
 		spec.Grants = m.ExtraPathGrants
@@ -225,7 +226,7 @@ func handleUnixLocalBackendVector(_ string, input json.RawMessage, expected any)
 		return nil, err
 	}
 	err = workspace.CheckLocalGrants(m.ExtraPathGrants)
-	var ge *workspace.GrantError
+	var ge *spec.GrantError
 	exp, _ := expected.(map[string]any)
 	want, _ := exp["message"].(string)
 	if !errors.As(err, &ge) || want == "" {

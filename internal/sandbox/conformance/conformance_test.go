@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
+
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,7 +16,6 @@ import (
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/manifest"
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
 )
 
 // seedVector is one entry of the seed vector file: the Python SDK's observed
@@ -239,7 +240,7 @@ func compareVectorError(t *testing.T, exp map[string]any, err error) {
 			t.Errorf("loc: got %v, want %v", manErr.Loc, loc)
 		}
 	}
-	var backendGrantErr *workspace.GrantError
+	var backendGrantErr *spec.GrantError
 	if errors.As(err, &backendGrantErr) {
 		// The provider's refusals of grants add a hint after the Python
 		// SDK's message: the SDK's message must be a prefix.

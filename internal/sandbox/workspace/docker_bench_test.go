@@ -3,6 +3,8 @@
 package workspace_test
 
 import (
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
+
 	"context"
 	"fmt"
 	"os"
@@ -40,7 +42,7 @@ func TestDockerCopyBenchmark(t *testing.T) {
 	ctx := context.Background()
 	eng := workspace.New(workspace.Config{LocalBaseDir: t.TempDir(), WorkingDir: data,
 		Grants: []sandbox.PathGrant{}})
-	w, err := eng.CreateDocker(ctx, workspace.DockerSpec{Image: dockertest.Image, PullPolicy: "never"})
+	w, err := eng.CreateDocker(ctx, spec.Docker{Image: dockertest.Image, PullPolicy: "never"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,8 @@
 package workspace_test
 
 import (
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
+
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -12,7 +14,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/docker/dockertest"
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/fshelper"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/fshelper"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/testutil/edits"
 )
@@ -27,7 +29,7 @@ func newDockerSeenFromHost(t *testing.T) (*workspace.Workspace, string) {
 	}
 	ctx := context.Background()
 	eng := workspace.New(workspace.Config{LocalBaseDir: t.TempDir(), WorkingDir: t.TempDir()})
-	w, err := eng.CreateDocker(ctx, workspace.DockerSpec{Image: dockertest.Image, PullPolicy: "never"})
+	w, err := eng.CreateDocker(ctx, spec.Docker{Image: dockertest.Image, PullPolicy: "never"})
 	if err != nil {
 		t.Fatal(err)
 	}

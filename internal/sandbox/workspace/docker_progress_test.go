@@ -1,6 +1,8 @@
 package workspace_test
 
 import (
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
+
 	"context"
 	"os"
 	"path/filepath"
@@ -43,7 +45,7 @@ func TestDockerTreeCopyProgress(t *testing.T) {
 	})
 	t.Cleanup(func() { sandbox.SetProgressSink(nil) })
 	eng := workspace.New(workspace.Config{LocalBaseDir: t.TempDir(), WorkingDir: wd})
-	w, err := eng.CreateDocker(ctx, workspace.DockerSpec{Image: dockertest.Image, PullPolicy: "never"})
+	w, err := eng.CreateDocker(ctx, spec.Docker{Image: dockertest.Image, PullPolicy: "never"})
 	if err != nil {
 		t.Fatal(err)
 	}

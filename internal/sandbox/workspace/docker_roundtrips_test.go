@@ -1,6 +1,8 @@
 package workspace_test
 
 import (
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
+
 	"context"
 	"io/fs"
 	"strings"
@@ -45,7 +47,7 @@ func TestDockerRoundTrips(t *testing.T) {
 			Docker: docker.HostConfig{Requests: c}}), c
 	}
 	eng, c := newEngine()
-	w, err := eng.CreateDocker(ctx, workspace.DockerSpec{Image: dockertest.Image, PullPolicy: "never"})
+	w, err := eng.CreateDocker(ctx, spec.Docker{Image: dockertest.Image, PullPolicy: "never"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +87,7 @@ func TestDockerRoundTrips(t *testing.T) {
 		return func() error {
 			ws, err := e.Open(ctx, w.ID)
 			if err == nil {
-				err = ws.CheckEntryPath(ctx, rel, workspace.KindFile)
+				err = ws.CheckEntryPath(ctx, rel, workspace.PathFile)
 			}
 			return err
 		}

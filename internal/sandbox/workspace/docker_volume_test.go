@@ -1,6 +1,8 @@
 package workspace_test
 
 import (
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
+
 	"context"
 	"errors"
 	"testing"
@@ -19,8 +21,8 @@ func TestDockerVolume_engine(t *testing.T) {
 	ctx := context.Background()
 	eng := workspace.New(workspace.Config{LocalBaseDir: t.TempDir(), WorkingDir: t.TempDir()})
 	name := "sandbox-test-" + uuid.NewString()
-	spec := workspace.VolumeSpec{Name: name, Options: map[string]string{"type": "tmpfs", "device": "tmpfs"}}
-	if err := eng.CreateVolume(ctx, spec); err != nil {
+	vs := spec.DockerVolume{Name: name, Options: map[string]string{"type": "tmpfs", "device": "tmpfs"}}
+	if err := eng.CreateVolume(ctx, vs); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = eng.RemoveVolume(context.Background(), name) })
@@ -28,20 +30,20 @@ func TestDockerVolume_engine(t *testing.T) {
 		t.Fatalf("inspect: %+v %v", info, err)
 	}
 
-	_, err := eng.CreateDocker(ctx, workspace.DockerSpec{Image: dockertest.Image, PullPolicy: "never",
-		Volumes: []workspace.VolumeMount{{Name: name + "-missing", Target: "/workspace/data"}}})
-	var missing *workspace.MissingVolumeError
+	_, err := eng.CreateDocker(ctx, spec.Docker{Image: dockertest.Image, PullPolicy: "never",
+		Volumes: []spec.VolumeMount{{Name: name + "-missing", Target: "/workspace/data"}}})
+	var missing *spec.MissingVolumeError
 	if !errors.As(err, &missing) || missing.Name != name+"-missing" {
 		t.Fatalf("missing volume: %v", err)
 	}
 
-	w, err := eng.CreateDocker(ctx, workspace.DockerSpec{Image: dockertest.Image, PullPolicy: "never",
-		Volumes: []workspace.VolumeMount{{Name: name, Target: "/workspace/data", ReadOnly: true}}})
+	w, err := eng.CreateDocker(ctx, spec.Docker{Image: dockertest.Image, PullPolicy: "never",
+		Volumes: []spec.VolumeMount{{Name: name, Target: "/workspace/data", ReadOnly: true}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	info, err := eng.DescribeDocker(ctx, w)
-	if err != nil || len(info.Volumes) != 1 || info.Volumes[0] != (workspace.VolumeMount{Name: name, Target: "/workspace/data", ReadOnly: true}) {
+	if err != nil || len(info.Volumes) != 1 || info.Volumes[0] != (spec.VolumeMount{Name: name, Target: "/workspace/data", ReadOnly: true}) {
 		t.Fatalf("describe: %+v %v", info.Volumes, err)
 	}
 	if err := eng.RemoveVolume(ctx, name); err == nil {

@@ -6,6 +6,8 @@
 package workspace
 
 import (
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
+
 	"context"
 	"errors"
 	"fmt"
@@ -38,7 +40,7 @@ type Config struct {
 	Docker docker.HostConfig
 	// Kubernetes says how to reach the cluster for kubernetes workspaces;
 	// the cluster is contacted only when one is used.
-	Kubernetes kubernetes.Config
+	Kubernetes spec.KubernetesConfig
 }
 
 // Engine carries out workspace and entry operations.

@@ -3,6 +3,8 @@
 package workspace_test
 
 import (
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
+
 	"context"
 	"fmt"
 	"os"
@@ -82,12 +84,12 @@ func TestFleetBenchmark(t *testing.T) {
 	cs, _ := kubetest.Cluster(t)
 	dockertest.Require(t)
 	ns := kubetest.Namespace(t, cs, "sandbox-fleet")
-	eng := workspace.New(workspace.Config{Kubernetes: workspace.KubernetesConfig{ConfigPath: os.Getenv("KUBECONFIG")}})
+	eng := workspace.New(workspace.Config{Kubernetes: spec.KubernetesConfig{ConfigPath: os.Getenv("KUBECONFIG")}})
 	kApply, kDestroy := runFleet(t, eng, func(ctx context.Context) (*workspace.Workspace, error) {
-		return eng.CreateKubernetes(ctx, workspace.KubernetesSpec{Namespace: ns, Image: kubetest.WorkspaceImage, ImagePullPolicy: "Never"})
+		return eng.CreateKubernetes(ctx, spec.Kubernetes{Namespace: ns, Image: kubetest.WorkspaceImage, ImagePullPolicy: "Never"})
 	})
 	dApply, dDestroy := runFleet(t, eng, func(ctx context.Context) (*workspace.Workspace, error) {
-		return eng.CreateDocker(ctx, workspace.DockerSpec{Image: dockertest.Image, PullPolicy: "never"})
+		return eng.CreateDocker(ctx, spec.Docker{Image: dockertest.Image, PullPolicy: "never"})
 	})
 	fmt.Printf("fleet of %d workspaces x %d files, %d at a time:\n", fleetSize, fleetFiles, fleetParallelism)
 	fmt.Printf("  kubernetes pods:    apply %6.1f s, destroy %6.1f s\n", kApply.Seconds(), kDestroy.Seconds())

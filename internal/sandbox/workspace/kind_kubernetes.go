@@ -1,11 +1,12 @@
 package workspace
 
 import (
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
+
 	"context"
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -15,61 +16,24 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/snapshot"
 )
 
-// KubernetesConfig says how to reach the cluster (see kubernetes.Config);
-// the provider fills it from its kubernetes block.
-type KubernetesConfig = kubernetes.Config
-
-// KubernetesSpec describes a pod workspace to create.
-type KubernetesSpec struct {
-	// Namespace, Image, ImagePullPolicy, Labels, ServiceAccount,
-	// NodeSelector, RuntimeClassName, Requests, Limits and Privileged are
-	// the pod's; see kubernetes.Spec.
-	Namespace, Image, ImagePullPolicy string
-	Labels                            map[string]string
-	ServiceAccount                    string
-	NodeSelector                      map[string]string
-	RuntimeClassName                  string
-	Requests, Limits                  map[string]string
-	Privileged                        bool
-	// Root is the absolute root inside the container, "" for
-	// DefaultDockerRoot.
-	Root string
-	// Environment, ExposedPorts, Users and Groups are the manifest's.
-	Environment  map[string]string
-	ExposedPorts []int
-	Users        []sandbox.User
-	Groups       []sandbox.Group
-	// StartTimeout bounds the wait for the pod to run (0: the default).
-	StartTimeout time.Duration
-	// Expiry ends the pod at its deadline (see kubernetes.Spec.Expiry).
-	Expiry sandbox.Expiry
-}
-
 // CreateKubernetes creates a pod workspace with a new id: the pod (and the
 // Service of its exposed ports) is created and waited for, the root
 // created, and users and groups provisioned. Both are deleted again if any
 // step fails.
-func (e *Engine) CreateKubernetes(ctx context.Context, spec KubernetesSpec) (*Workspace, error) {
+func (e *Engine) CreateKubernetes(ctx context.Context, s spec.Kubernetes) (*Workspace, error) {
 	id := uuid.NewString()
-	root := spec.Root
-	if root == "" {
-		root = DefaultDockerRoot
+	if s.Root == "" {
+		s.Root = DefaultDockerRoot
 	}
-	if err := CheckDockerRoot(root); err != nil {
+	if err := CheckDockerRoot(s.Root); err != nil {
 		return nil, err
 	}
-	b, err := e.kube.Create(ctx, kubernetes.Spec{
-		WorkspaceID: id, Namespace: spec.Namespace, Image: spec.Image, ImagePullPolicy: spec.ImagePullPolicy,
-		Labels: spec.Labels, ServiceAccount: spec.ServiceAccount, NodeSelector: spec.NodeSelector,
-		RuntimeClassName: spec.RuntimeClassName, Requests: spec.Requests, Limits: spec.Limits, Privileged: spec.Privileged,
-		Root: root, Environment: spec.Environment, ExposedPorts: spec.ExposedPorts, Users: spec.Users, Groups: spec.Groups,
-		StartTimeout: spec.StartTimeout, Expiry: spec.Expiry,
-	})
+	b, err := e.kube.Create(ctx, kubernetes.Spec{Kubernetes: s, WorkspaceID: id})
 	if err != nil {
 		return nil, err
 	}
-	return &Workspace{ID: KubernetesID(id, spec.Namespace), UUID: id, Kind: kubernetes.Kind, Root: root, Running: true,
-		Expiry: spec.Expiry, Backend: b, drv: e.drivers[kubernetes.Kind], eng: e}, nil
+	return &Workspace{ID: KubernetesID(id, s.Namespace), UUID: id, Kind: kubernetes.Kind, Root: s.Root, Running: true,
+		Expiry: s.Expiry, Backend: b, drv: e.drivers[kubernetes.Kind], eng: e}, nil
 }
 
 // KubernetesID returns the id of a pod workspace.
@@ -188,19 +152,12 @@ func (kubernetesDriver) hydrate(ctx context.Context, w *Workspace, r io.Reader, 
 	return hydrateInContainer(ctx, w, r, l)
 }
 
-// KubernetesFieldError is a CheckKubernetesSpec error about one setting
-// (see kubernetes.FieldError).
-type KubernetesFieldError = kubernetes.FieldError
-
-// KubernetesInfo is what a pod workspace was created with, read back from
-// the pod (see kubernetes.Backend.Describe).
-type KubernetesInfo = kubernetes.Spec
-
-// DescribeKubernetes reads KubernetesInfo of a kubernetes workspace.
-func (e *Engine) DescribeKubernetes(ctx context.Context, w *Workspace) (KubernetesInfo, error) {
+// DescribeKubernetes reads back what a kubernetes workspace was created
+// with, from its pod (every field but StartTimeout).
+func (e *Engine) DescribeKubernetes(ctx context.Context, w *Workspace) (spec.Kubernetes, error) {
 	b, ok := w.Backend.(*kubernetes.Backend)
 	if !ok {
-		return KubernetesInfo{}, fmt.Errorf("workspace %s is not a kubernetes workspace", w.ID)
+		return spec.Kubernetes{}, fmt.Errorf("workspace %s is not a kubernetes workspace", w.ID)
 	}
 	return b.Describe(ctx)
 }
@@ -250,21 +207,17 @@ func PodName(w *Workspace) string { return kubernetes.PodName(w.UUID) }
 // CheckKubernetesSpec validates what the configuration alone decides of a
 // pod workspace (names, labels, quantities, pull policy), without
 // contacting the cluster.
-func CheckKubernetesSpec(spec KubernetesSpec) error {
-	root := spec.Root
-	if root == "" {
-		root = DefaultDockerRoot
+func CheckKubernetesSpec(s spec.Kubernetes) error {
+	if s.Root == "" {
+		s.Root = DefaultDockerRoot
 	}
-	image, ns := spec.Image, spec.Namespace
-	if image == "" {
-		image = "unknown"
+	if s.Image == "" {
+		s.Image = "unknown"
 	}
-	if ns == "" {
-		ns = "unknown"
+	if s.Namespace == "" {
+		s.Namespace = "unknown"
 	}
-	return kubernetes.Spec{Namespace: ns, Image: image, ImagePullPolicy: spec.ImagePullPolicy, Requests: spec.Requests,
-		Limits: spec.Limits, Root: root, ExposedPorts: spec.ExposedPorts, Labels: spec.Labels, NodeSelector: spec.NodeSelector,
-		ServiceAccount: spec.ServiceAccount, RuntimeClassName: spec.RuntimeClassName}.Validate()
+	return kubernetes.Spec{Kubernetes: s}.Validate()
 }
 
 // SameQuantity reports whether two Kubernetes quantities are the same
@@ -277,10 +230,14 @@ func SameQuantity(a, b string) bool { return kubernetes.SameQuantity(a, b) }
 func CheckKubernetesGrants(grants []sandbox.PathGrant) error {
 	for i, g := range grants {
 		if g.HostPath != nil {
-			return &GrantError{Index: i, Field: "host_path", Reason: "a kubernetes workspace does not mount host paths ('" +
+			return &spec.GrantError{Index: i, Field: "host_path", Reason: "a kubernetes workspace does not mount host paths ('" +
 				g.Path + "'): the pod runs on a node of the cluster, not on the machine running Terraform; copy the files " +
 				"in with sandbox_local_dir instead"}
 		}
 	}
 	return nil
 }
+
+// ValidateKubernetesConfig validates how the provider reaches the cluster,
+// without contacting it.
+func ValidateKubernetesConfig(c spec.KubernetesConfig) error { return kubernetes.CheckConfig(c) }

@@ -1,6 +1,9 @@
 package workspace
 
-import "github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+import (
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
+)
 
 // CheckLocalGrants refuses the path grants a local workspace cannot have:
 // one with a host_path, which the Python SDK refuses on a local workspace
@@ -9,7 +12,7 @@ import "github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 func CheckLocalGrants(grants []sandbox.PathGrant) error {
 	for i, g := range grants {
 		if g.HostPath != nil {
-			return &GrantError{Index: i, Field: "host_path", Reason: "a local workspace does not support host_path for '" +
+			return &spec.GrantError{Index: i, Field: "host_path", Reason: "a local workspace does not support host_path for '" +
 				g.Path + "' (the Python SDK refuses it too): omit host_path when both paths are the same, or use a docker workspace"}
 		}
 	}

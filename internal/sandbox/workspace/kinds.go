@@ -13,7 +13,7 @@ import (
 )
 
 // driver is one kind of workspace, everything the engine does differently
-// per kind. Each kind lives in its own file (kind_local.go, docker.go):
+// per kind. Each kind lives in its own files (kind_<kind>*.go):
 // adding a kind means its driver there, its line in kindForms and
 // newDrivers below, its creation function and its block in the provider's
 // sandbox_workspace schema; no other kind's code changes.

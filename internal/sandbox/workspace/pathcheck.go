@@ -11,21 +11,21 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 )
 
-// EntryKind is what an entry makes at its path.
-type EntryKind int
+// PathType is what an entry makes at its path.
+type PathType int
 
-// The kinds of entry paths.
+// The types of entry paths.
 const (
-	// KindFile is a regular file (sandbox_file, the manifest's file and
+	// PathFile is a regular file (sandbox_file, the manifest's file and
 	// local_file).
-	KindFile EntryKind = iota
-	// KindDir is a directory (sandbox_dir, sandbox_local_dir, the
+	PathFile PathType = iota
+	// PathDir is a directory (sandbox_dir, sandbox_local_dir, the
 	// manifest's dir and local_dir).
-	KindDir
+	PathDir
 )
 
-func (k EntryKind) String() string {
-	if k == KindDir {
+func (k PathType) String() string {
+	if k == PathDir {
 		return "a directory"
 	}
 	return "a regular file"
@@ -44,7 +44,7 @@ type ObstructionError struct {
 	// Found describes what is at Path ("a directory", "a symlink", ...).
 	Found string
 	// Want is what the entry makes at Entry.
-	Want EntryKind
+	Want PathType
 }
 
 // Error names the path, what is there now and how to resolve it.
@@ -74,11 +74,11 @@ const foundSymlink = "a symlink"
 // CheckEntryPath observes what is at rel, changing nothing, and returns an
 // *ObstructionError when an entry of kind want cannot be applied there.
 // Nothing at rel and what want names are fine.
-func (w *Workspace) CheckEntryPath(ctx context.Context, rel string, want EntryKind) error {
+func (w *Workspace) CheckEntryPath(ctx context.Context, rel string, want PathType) error {
 	return checkEntryPath(ctx, w.Backend, rel, want)
 }
 
-func checkEntryPath(ctx context.Context, b backend.Backend, rel string, want EntryKind) error {
+func checkEntryPath(ctx context.Context, b backend.Backend, rel string, want PathType) error {
 	info, err := b.Stat(ctx, rel)
 	switch {
 	case errors.Is(err, backend.ErrNotExist):
@@ -88,14 +88,14 @@ func checkEntryPath(ctx context.Context, b backend.Backend, rel string, want Ent
 	case err != nil:
 		return err
 	}
-	if (want == KindFile && info.IsRegular) || (want == KindDir && info.IsDir) {
+	if (want == PathFile && info.IsRegular) || (want == PathDir && info.IsDir) {
 		return nil
 	}
 	return &ObstructionError{Entry: rel, Path: rel, Found: describe(info), Want: want}
 }
 
 // parentObstruction finds the parent of rel that is not a directory.
-func parentObstruction(ctx context.Context, b backend.Backend, rel string, want EntryKind, cause error) error {
+func parentObstruction(ctx context.Context, b backend.Backend, rel string, want PathType, cause error) error {
 	parts := strings.Split(rel, "/")
 	for i := 1; i < len(parts); i++ {
 		p := path.Join(parts[:i]...)
@@ -133,9 +133,9 @@ func (w *Workspace) CheckManifestPaths(ctx context.Context, p *ManifestPlan) err
 		if pe.Path == "." || under(pe.Path, blocked) {
 			continue
 		}
-		want := KindDir
+		want := PathDir
 		if pe.Entry.Type == "file" || pe.Entry.Type == "local_file" {
-			want = KindFile
+			want = PathFile
 		}
 		if err := checkEntryPath(ctx, w.Backend, pe.Path, want); err != nil {
 			errs = append(errs, err)
@@ -174,7 +174,7 @@ type Taken struct {
 // Taken observes, changing nothing, whether something other than an entry
 // of kind want stands at rel or at one of its parents inside the
 // workspace, and what: nil when rel holds what want names or nothing.
-func (w *Workspace) Taken(ctx context.Context, rel string, want EntryKind) (*Taken, error) {
+func (w *Workspace) Taken(ctx context.Context, rel string, want PathType) (*Taken, error) {
 	err := checkEntryPath(ctx, w.Backend, rel, want)
 	var oe *ObstructionError
 	if !errors.As(err, &oe) {
@@ -195,7 +195,7 @@ func (w *Workspace) Taken(ctx context.Context, rel string, want EntryKind) (*Tak
 // at one of its parents in place of an entry of kind want (as Taken finds
 // it now), so the entry can be written there. It never reaches outside the
 // workspace; nothing in the way is not an error.
-func (w *Workspace) ClearTaken(ctx context.Context, rel string, want EntryKind) error {
+func (w *Workspace) ClearTaken(ctx context.Context, rel string, want PathType) error {
 	err := checkEntryPath(ctx, w.Backend, rel, want)
 	var oe *ObstructionError
 	if !errors.As(err, &oe) {

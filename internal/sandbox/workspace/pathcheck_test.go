@@ -27,18 +27,18 @@ func TestCheckEntryPath(t *testing.T) {
 	b := local.New(root)
 	for _, c := range []struct {
 		rel         string
-		want        EntryKind
+		want        PathType
 		path, found string // the obstruction, "" for none
 	}{
-		{"missing", KindFile, "", ""},
-		{"missing/below", KindDir, "", ""},
-		{"file", KindFile, "", ""},
-		{"dir", KindDir, "", ""},
-		{"dir", KindFile, "dir", "a directory"},
-		{"file", KindDir, "file", "a regular file (5 bytes)"},
-		{"file/below", KindFile, "file", "a regular file (5 bytes)"},
-		{"link", KindDir, "link", "a symlink"},
-		{"link/passwd", KindFile, "link", "a symlink"},
+		{"missing", PathFile, "", ""},
+		{"missing/below", PathDir, "", ""},
+		{"file", PathFile, "", ""},
+		{"dir", PathDir, "", ""},
+		{"dir", PathFile, "dir", "a directory"},
+		{"file", PathDir, "file", "a regular file (5 bytes)"},
+		{"file/below", PathFile, "file", "a regular file (5 bytes)"},
+		{"link", PathDir, "link", "a symlink"},
+		{"link/passwd", PathFile, "link", "a symlink"},
 	} {
 		err := checkEntryPath(context.Background(), b, c.rel, c.want)
 		var oe *ObstructionError

@@ -27,9 +27,6 @@ const (
 // context allows longer.
 const DefaultHealthTimeout = 5 * time.Minute
 
-// Healthcheck is a container's health check (see docker.Healthcheck).
-type Healthcheck = docker.Healthcheck
-
 // ErrUnhealthy is wrapped when a workspace does not become healthy.
 var ErrUnhealthy = docker.ErrUnhealthy
 

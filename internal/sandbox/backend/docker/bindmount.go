@@ -1,6 +1,8 @@
 package docker
 
 import (
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
+
 	"fmt"
 	"strings"
 
@@ -8,18 +10,8 @@ import (
 	"github.com/moby/moby/api/types/mount"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/fshelper"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/fshelper"
 )
-
-// GrantError is a refused path grant of Spec.Grants: Index is its position
-// and Field the grant's field at fault ("path" or "host_path").
-type GrantError struct {
-	Index  int
-	Field  string
-	Reason string
-}
-
-func (e *GrantError) Error() string { return e.Reason }
 
 // ValidateGrants checks the path grants of a container workspace whose
 // root is root, as the Python SDK does before it creates the container
@@ -30,11 +22,11 @@ func (e *GrantError) Error() string { return e.Reason }
 // volume. It must also keep clear of the file helper's directory and of
 // the tmpfs mounts. The first problem is a *GrantError. Grants are built
 // with sandbox.NewPathGrant, so their paths are normalised.
-func ValidateGrants(root string, grants []sandbox.PathGrant, vols []VolumeMount, tmpfs map[string]string) error {
+func ValidateGrants(root string, grants []sandbox.PathGrant, vols []spec.VolumeMount, tmpfs map[string]string) error {
 	seen, bound := map[string]bool{}, map[string]bool{}
 	for i, g := range grants {
 		fail := func(field, format string, args ...any) error {
-			return &GrantError{Index: i, Field: field, Reason: fmt.Sprintf(format, args...)}
+			return &spec.GrantError{Index: i, Field: field, Reason: fmt.Sprintf(format, args...)}
 		}
 		t := g.Path
 		if seen[t] && (g.HostPath != nil || bound[t]) {
@@ -64,7 +56,7 @@ func ValidateGrants(root string, grants []sandbox.PathGrant, vols []VolumeMount,
 	return nil
 }
 
-func volumeAt(vols []VolumeMount, target string) string {
+func volumeAt(vols []spec.VolumeMount, target string) string {
 	for _, v := range vols {
 		if v.Target == target {
 			return v.Name
@@ -94,22 +86,9 @@ func boundAt(grants []sandbox.PathGrant, target string) bool {
 	return false
 }
 
-// MissingHostPathError is a grant whose host_path the Docker daemon's host
-// does not have; the container was not created.
-type MissingHostPathError struct {
-	// Index is the grant's position in Spec.Grants.
-	Index    int
-	HostPath string
-}
-
-func (e *MissingHostPathError) Error() string {
-	return fmt.Sprintf("host_path %s does not exist on the Docker daemon's host: a grant's host_path is bind-mounted as it "+
-		"is and must exist before the workspace is created", e.HostPath)
-}
-
 // missingBindSource is the *MissingHostPathError of the daemon's refusal
 // of a bind mount whose source does not exist, or nil for other errors.
-func missingBindSource(err error, grants []sandbox.PathGrant) *MissingHostPathError {
+func missingBindSource(err error, grants []sandbox.PathGrant) *spec.MissingHostPathError {
 	const marker = "bind source path does not exist: "
 	msg := err.Error()
 	i := strings.Index(msg, marker)
@@ -119,7 +98,7 @@ func missingBindSource(err error, grants []sandbox.PathGrant) *MissingHostPathEr
 	src := strings.TrimSpace(msg[i+len(marker):])
 	for j, g := range grants {
 		if g.HostPath != nil && (*g.HostPath == src || strings.HasPrefix(src, *g.HostPath+"/")) {
-			return &MissingHostPathError{Index: j, HostPath: *g.HostPath}
+			return &spec.MissingHostPathError{Index: j, HostPath: *g.HostPath}
 		}
 	}
 	return nil

@@ -1,6 +1,8 @@
 package docker
 
 import (
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
+
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -106,11 +108,11 @@ func TestHostConfig_hosts(t *testing.T) {
 }
 
 func TestSpecValidate(t *testing.T) {
-	err := Spec{Image: "x", NetworkMode: "none", ExposedPorts: []int{80}}.Validate()
-	if err == nil || err.Error() != NetworkNoneMessage {
+	err := Spec{Docker: spec.Docker{Image: "x", NetworkMode: "none", ExposedPorts: []int{80}}}.Validate()
+	if err == nil || err.Error() != spec.NetworkNoneMessage {
 		t.Fatalf("none with ports: %v", err)
 	}
-	if err := (Spec{Image: "x", PullPolicy: "sometimes"}).Validate(); err == nil {
+	if err := (Spec{Docker: spec.Docker{Image: "x", PullPolicy: "sometimes"}}).Validate(); err == nil {
 		t.Fatal("bad pull policy accepted")
 	}
 }

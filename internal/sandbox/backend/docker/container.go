@@ -1,6 +1,8 @@
 package docker
 
 import (
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
+
 	"context"
 	"errors"
 	"fmt"
@@ -13,7 +15,6 @@ import (
 	"github.com/moby/moby/api/types/network"
 	"github.com/moby/moby/client"
 
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/incontainer"
 )
 
@@ -30,67 +31,13 @@ const (
 	LabelRoot        = "sandbox.root"
 )
 
-// NetworkNoneMessage is the Python SDK's refusal of exposed ports without a
-// network (design/sdk-model.md §6.2).
-const NetworkNoneMessage = "exposed_ports cannot be used when network_mode='none'"
-
-// Spec is a container workspace to create, the Python SDK's Docker options
-// (design/sdk-model.md §6.2).
+// Spec is what Create makes a container from: the declared workspace and
+// the id the engine gave it.
 type Spec struct {
+	spec.Docker
 	// WorkspaceID names the container ("sandbox-<id>") and is its
 	// LabelWorkspaceID label.
 	WorkspaceID string
-	// Image is the image reference; PullPolicy one of the Pull* constants
-	// ("" means PullMissing).
-	Image, PullPolicy string
-	// NetworkMode is "" (the daemon's default network), "none" or a network
-	// name.
-	NetworkMode string
-	// Labels are added to the container (LabelWorkspaceID and LabelRoot win).
-	Labels map[string]string
-	// FUSE grants /dev/fuse, CAP_SYS_ADMIN and apparmor:unconfined, as the
-	// Python SDK does for in-container mounts.
-	FUSE bool
-	// RestartPolicy is Docker's restart policy: "" or "no", "on-failure",
-	// "unless-stopped" or "always".
-	RestartPolicy string
-	// Root is the absolute workspace root inside the container, created at
-	// start (mkdir -p).
-	Root string
-	// Environment is the container environment (the manifest's).
-	Environment map[string]string
-	// SecretEnvironment is added to the container environment too, but only
-	// its names are recorded in LabelSpec, apart from Environment's, so it is
-	// never read back as Environment; commands run in the container have its
-	// values redacted from their output (see Backend.SecretEnvironment).
-	SecretEnvironment map[string]string
-	// ExposedPorts are published on 127.0.0.1 with ephemeral host ports.
-	ExposedPorts []int
-	// Users and Groups are provisioned after start (design/sdk-model.md §4.1).
-	Users  []sandbox.User
-	Groups []sandbox.Group
-	// Volumes are existing named volumes mounted when the container is
-	// created, after any bind mounts (design/sdk-model.md §6.2); they are recorded in
-	// LabelSpec. Removing the container leaves them in place.
-	Volumes []VolumeMount
-	// Isolation holds the limits and hardening of the container.
-	Isolation Isolation
-	// Networking holds the networks the container joins, its extra hosts
-	// and DNS servers.
-	Networking Networking
-	// Grants are the workspace's path grants (sandbox.NewPathGrant): each
-	// with a HostPath is bind-mounted at its Path, read-only when it says
-	// so, before the volumes; all are recorded in LabelSpec.
-	Grants []sandbox.PathGrant
-	// Expiry, when set, stops the container at its deadline by itself
-	// and, with on_expiry "remove", has the daemon remove it (expiry.go).
-	Expiry sandbox.Expiry
-	// Healthcheck is the container's health check (nil: none given, the
-	// image's own applies); it and WaitUntil are recorded in LabelSpec.
-	Healthcheck *Healthcheck
-	// WaitUntil is the workspace's wait_until ("started" or "healthy"),
-	// recorded so that an import reads it back; Create does not wait.
-	WaitUntil string
 
 	// helperDigest names the file helper volume mounted read-only at
 	// fshelper.HelperDir (see helpervolume.go); "" mounts none.
@@ -113,7 +60,7 @@ func (s Spec) Validate() error {
 		return fmt.Errorf("restart_policy %q: expected \"no\", \"on-failure\", \"unless-stopped\" or \"always\"", s.RestartPolicy)
 	}
 	if s.NetworkMode == "none" && len(s.ExposedPorts) > 0 {
-		return errors.New(NetworkNoneMessage)
+		return errors.New(spec.NetworkNoneMessage)
 	}
 	for k := range s.SecretEnvironment {
 		if _, ok := s.Environment[k]; ok {
@@ -129,7 +76,7 @@ func (s Spec) Validate() error {
 	if err := s.validateNetworkAndGrants(); err != nil {
 		return err
 	}
-	return s.Isolation.Validate(s.Root, s.Volumes, len(s.Users)+len(s.Groups) > 0)
+	return ValidateIsolation(s.Isolation, s.Root, s.Volumes, len(s.Users)+len(s.Groups) > 0)
 }
 
 // Daemon is a connection to one Docker daemon, made on first use.
@@ -264,7 +211,7 @@ func containerConfig(s Spec) (*container.Config, *container.HostConfig) {
 		Cmd:         []string{"-f", "/dev/null"},
 		Env:         env,
 		Labels:      labels,
-		Healthcheck: s.Healthcheck.config(),
+		Healthcheck: healthConfig(s.Healthcheck),
 	}
 	hc := &container.HostConfig{}
 	if s.RestartPolicy != "" {

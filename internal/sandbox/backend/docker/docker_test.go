@@ -1,6 +1,8 @@
 package docker_test
 
 import (
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
+
 	"context"
 	"errors"
 	"io"
@@ -22,7 +24,7 @@ import (
 func newWorkspace(t *testing.T, mod func(*docker.Spec)) *docker.Backend {
 	t.Helper()
 	d := dockertest.Require(t)
-	spec := docker.Spec{WorkspaceID: uuid.NewString(), Image: dockertest.Image, PullPolicy: docker.PullNever, Root: "/workspace"}
+	spec := docker.Spec{WorkspaceID: uuid.NewString(), Docker: spec.Docker{Image: dockertest.Image, PullPolicy: docker.PullNever, Root: "/workspace"}}
 	if mod != nil {
 		mod(&spec)
 	}

@@ -13,9 +13,9 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/fshelper"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/incontainer"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/egress"
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/fshelper"
 )
 
 // LabelEgress marks the short-lived container that programs or reads a

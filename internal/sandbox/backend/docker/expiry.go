@@ -7,7 +7,7 @@ import (
 	"github.com/moby/moby/api/types/container"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/fshelper"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/fshelper"
 )
 
 // Labels recording a workspace container's expiry (Spec.Expiry); they are

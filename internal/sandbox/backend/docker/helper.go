@@ -9,8 +9,8 @@ import (
 
 	"github.com/moby/moby/client"
 
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/fshelper"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/incontainer"
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/fshelper"
 )
 
 // HelperEnv names an environment variable holding the path of the helper

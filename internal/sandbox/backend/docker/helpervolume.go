@@ -12,8 +12,8 @@ import (
 	"github.com/moby/moby/api/types/mount"
 	"github.com/moby/moby/client"
 
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/fshelper"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/incontainer"
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/fshelper"
 )
 
 // The file helper reaches a workspace container on a named volume of the

@@ -1,70 +1,22 @@
 package docker
 
 import (
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
+
 	"context"
 	"fmt"
-
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 )
 
-// Info is what the daemon reports of a workspace container.
-type Info struct {
-	// Image is the image reference the container was created from.
-	Image string
-	// NetworkMode is "" for the daemon's default network, else "none" or
-	// the network name.
-	NetworkMode string
-	// Labels are the container's labels without LabelWorkspaceID,
-	// LabelRoot and the labels inherited unchanged from the image.
-	Labels map[string]string
-	// FUSE reports the FUSE grant (CAP_SYS_ADMIN with /dev/fuse).
-	FUSE bool
-	// RestartPolicy is the container's restart policy name ("no" when
-	// none is set).
-	RestartPolicy string
-	// HasSpec reports that the container carries LabelSpec, so the fields
-	// below are what it was created with.
-	HasSpec bool
-	// ExposedPorts, Users, Groups, Environment and Volumes are read back
-	// from LabelSpec (environment values from the container's
-	// configuration), Volumes in the order they were given.
-	ExposedPorts []int
-	Users        []sandbox.User
-	Groups       []sandbox.Group
-	Environment  map[string]string
-	Volumes      []VolumeMount
-	// Isolation is read back from the container's configuration (its
-	// Runtime is "" when the container runs the daemon's default without
-	// LabelSpec naming it).
-	Isolation Isolation
-	// namedRuntime is the runtime LabelSpec names ("": none).
-	namedRuntime string
-	// Networking is read back from the container: the networks it is on
-	// besides NetworkMode's (sorted by name), extra hosts and DNS servers.
-	Networking Networking
-	// Grants are the path grants LabelSpec recorded, a host_path grant as
-	// its bind mount is on the container, then bind mounts it did not
-	// record.
-	Grants []sandbox.PathGrant
-	// Healthcheck is the health check given at creation (nil when none
-	// was, even if the image has one); WaitUntil the workspace's
-	// wait_until then ("" when not recorded).
-	Healthcheck *Healthcheck
-	WaitUntil   string
-	// ownHealthcheck is LabelSpec's record that a health check was given.
-	ownHealthcheck bool
-}
-
 // Describe reads Info from the daemon.
-func (b *Backend) Describe(ctx context.Context) (Info, error) {
+func (b *Backend) Describe(ctx context.Context) (spec.DockerInfo, error) {
 	c, ok, err := b.inspect(ctx)
 	if err != nil {
-		return Info{}, err
+		return spec.DockerInfo{}, err
 	}
 	if !ok {
-		return Info{}, fmt.Errorf("container %s no longer exists", short(b.id))
+		return spec.DockerInfo{}, fmt.Errorf("container %s no longer exists", short(b.id))
 	}
-	info := Info{RestartPolicy: "no"}
+	info := spec.DockerInfo{RestartPolicy: "no"}
 	if c.Config != nil {
 		info.Image = c.Config.Image
 		// Labels the image itself carries were not given at creation.
@@ -84,12 +36,13 @@ func (b *Backend) Describe(ctx context.Context) (Info, error) {
 			info.Labels[k] = v
 		}
 	}
+	var label specLabel
 	if c.Config != nil {
 		if raw, ok := c.Config.Labels[LabelSpec]; ok {
-			readSpecLabel(raw, c.Config.Env, &info)
+			label = readSpecLabel(raw, c.Config.Env, &info)
 		}
 	}
-	if c.Config != nil && info.ownHealthcheck {
+	if c.Config != nil && label.Healthcheck {
 		info.Healthcheck = healthcheckOf(c.Config.Healthcheck)
 	}
 	primary := primaryNetwork(c)
@@ -113,6 +66,6 @@ func (b *Backend) Describe(ctx context.Context) (Info, error) {
 		root = c.Config.Labels[LabelRoot]
 	}
 	_, def, _ := b.d.Runtimes(ctx)
-	info.Isolation = readIsolation(c.Config, c.HostConfig, root, def, info.namedRuntime, info.FUSE)
+	info.Isolation = readIsolation(c.Config, c.HostConfig, root, def, label.Runtime, info.FUSE)
 	return info, nil
 }

@@ -1,8 +1,9 @@
 package docker
 
 import (
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
+
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"path"
@@ -12,21 +13,11 @@ import (
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
 
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/fshelper"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/fshelper"
 )
 
-// FieldError is an Isolation setting that cannot be used; Field is its
-// attribute name in the docker block ("memory_swap", "tmpfs", ...).
-type FieldError struct {
-	Field string
-	Err   error
-}
-
-func (e *FieldError) Error() string { return e.Field + ": " + e.Err.Error() }
-func (e *FieldError) Unwrap() error { return e.Err }
-
 func fieldErr(field, format string, args ...any) error {
-	return &FieldError{Field: field, Err: fmt.Errorf(format, args...)}
+	return &spec.DockerFieldError{Field: field, Err: fmt.Errorf(format, args...)}
 }
 
 // MinMemory is the smallest memory limit Docker accepts.
@@ -42,17 +33,17 @@ const MinDisk = 1 << 20
 // of the container's own processes; below this the helper cannot start.
 const MinPidsLimit = 16
 
-// Validate checks iso for a container whose workspace root is root, with
+// ValidateIsolation checks iso for a container whose workspace root is root, with
 // volumes mounted and accounts to provision (hasAccounts); the first
 // problem is a *FieldError.
-func (iso Isolation) Validate(root string, volumes []VolumeMount, hasAccounts bool) error {
+func ValidateIsolation(iso spec.DockerIsolation, root string, volumes []spec.VolumeMount, hasAccounts bool) error {
 	switch {
 	case iso.Memory != 0 && iso.Memory < MinMemory:
-		return fieldErr("memory", "%s is below Docker's minimum of 6m", FormatSize(iso.Memory))
+		return fieldErr("memory", "%s is below Docker's minimum of 6m", spec.FormatDockerSize(iso.Memory))
 	case iso.MemorySwap != 0 && iso.Memory == 0:
 		return fieldErr("memory_swap", "needs memory: it is the limit of memory plus swap")
 	case iso.MemorySwap > 0 && iso.MemorySwap < iso.Memory:
-		return fieldErr("memory_swap", "%s is below memory (%s): it counts memory plus swap", FormatSize(iso.MemorySwap), FormatSize(iso.Memory))
+		return fieldErr("memory_swap", "%s is below memory (%s): it counts memory plus swap", spec.FormatDockerSize(iso.MemorySwap), spec.FormatDockerSize(iso.Memory))
 	case iso.MemorySwap < -1:
 		return fieldErr("memory_swap", "expected a size, or -1 for unlimited swap")
 	case iso.NanoCPUs < 0:
@@ -63,7 +54,7 @@ func (iso Isolation) Validate(root string, volumes []VolumeMount, hasAccounts bo
 		return fieldErr("pids_limit", "%d is below the minimum of %d: the provider runs its file helper and commands in the container "+
 			"with docker exec, which needs several processes and threads of its own beside the workspace's", iso.PidsLimit, MinPidsLimit)
 	case iso.Disk != 0 && iso.Disk < MinDisk:
-		return fieldErr("disk", "%s is below the minimum of 1m", FormatSize(iso.Disk))
+		return fieldErr("disk", "%s is below the minimum of 1m", spec.FormatDockerSize(iso.Disk))
 	case iso.ReadOnlyRootfs && hasAccounts:
 		return fieldErr("read_only_rootfs", "users and groups are provisioned by writing /etc/passwd and /etc/group, "+
 			"which a read-only root filesystem refuses: give the image its accounts instead")
@@ -76,20 +67,20 @@ func (iso Isolation) Validate(root string, volumes []VolumeMount, hasAccounts bo
 			return fieldErr("tmpfs", "%q is the workspace root, which disk already makes a tmpfs of its size", p)
 		case p == fshelper.HelperDir || strings.HasPrefix(p, fshelper.HelperDir+"/"):
 			return fieldErr("tmpfs", "%q would hide the provider's file helper (%s)", p, fshelper.HelperDir)
-		case slices.ContainsFunc(volumes, func(v VolumeMount) bool { return v.Target == p }):
+		case slices.ContainsFunc(volumes, func(v spec.VolumeMount) bool { return v.Target == p }):
 			return fieldErr("tmpfs", "%q is also the target of a volume", p)
 		}
 	}
 	for _, c := range append(slices.Clone(iso.CapAdd), iso.CapDrop...) {
-		if _, err := NormalizeCap(c); err != nil {
+		if _, err := spec.NormalizeDockerCap(c); err != nil {
 			field := "cap_add"
 			if !slices.Contains(iso.CapAdd, c) {
 				field = "cap_drop"
 			}
-			return &FieldError{Field: field, Err: err}
+			return &spec.DockerFieldError{Field: field, Err: err}
 		}
 	}
-	if iso.Disk > 0 && slices.ContainsFunc(volumes, func(v VolumeMount) bool { return v.Target == root }) {
+	if iso.Disk > 0 && slices.ContainsFunc(volumes, func(v spec.VolumeMount) bool { return v.Target == root }) {
 		return fieldErr("disk", "a volume is mounted at the workspace root %s, which leaves no root to limit", root)
 	}
 	return nil
@@ -129,9 +120,6 @@ func (d *Daemon) Runtimes(ctx context.Context) ([]string, string, error) {
 	return r.names, r.def, nil
 }
 
-// ErrUnknownRuntime marks a runtime the daemon does not have.
-var ErrUnknownRuntime = errors.New("unknown runtime")
-
 // checkRuntime refuses a runtime the daemon does not have, naming those
 // it has; "" (the daemon's default) passes.
 func (d *Daemon) checkRuntime(ctx context.Context, name string) error {
@@ -143,8 +131,8 @@ func (d *Daemon) checkRuntime(ctx context.Context, name string) error {
 		return err
 	}
 	if !slices.Contains(names, name) {
-		return &FieldError{Field: "runtime", Err: fmt.Errorf("%w: the Docker daemon has no runtime %q; it has %s (docker info). "+
-			"Register it in the daemon's configuration (daemon.json \"runtimes\") and reload the daemon", ErrUnknownRuntime, name,
+		return &spec.DockerFieldError{Field: "runtime", Err: fmt.Errorf("%w: the Docker daemon has no runtime %q; it has %s (docker info). "+
+			"Register it in the daemon's configuration (daemon.json \"runtimes\") and reload the daemon", spec.ErrUnknownDockerRuntime, name,
 			strings.Join(names, ", "))}
 	}
 	return nil
@@ -157,7 +145,7 @@ func (d *Daemon) CheckRuntime(ctx context.Context, name string) error {
 
 // UpdateLimits applies the limits Docker changes on a running container
 // (memory, memory plus swap, CPUs, processes), as `docker update` does.
-func (b *Backend) UpdateLimits(ctx context.Context, iso Isolation) error {
+func (b *Backend) UpdateLimits(ctx context.Context, iso spec.DockerIsolation) error {
 	defer b.changed()
 	cli, err := b.d.api()
 	if err != nil {
@@ -165,7 +153,7 @@ func (b *Backend) UpdateLimits(ctx context.Context, iso Isolation) error {
 	}
 	res := container.Resources{Memory: iso.Memory, NanoCPUs: iso.NanoCPUs}
 	if iso.Memory > 0 {
-		res.MemorySwap = iso.memorySwap()
+		res.MemorySwap = memorySwap(iso)
 	}
 	unlimited := int64(-1) // nil would leave the container's limit as it is
 	res.PidsLimit = &unlimited

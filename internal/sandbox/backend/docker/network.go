@@ -1,6 +1,8 @@
 package docker
 
 import (
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
+
 	"context"
 	"errors"
 	"fmt"
@@ -15,36 +17,13 @@ import (
 	"github.com/moby/moby/client"
 )
 
-// Network is an existing Docker network a workspace container joins, with
-// the names (aliases) other containers on it reach the workspace by. The
-// provider never creates or removes networks.
-type Network struct {
-	Name    string
-	Aliases []string
-}
-
-// Networking is how a container is networked besides NetworkMode: the
-// networks it joins, the entries added to its /etc/hosts and its DNS
-// servers.
-type Networking struct {
-	// Networks are joined in order: with no NetworkMode the first is the
-	// container's network mode and the container is on these networks
-	// only; otherwise they are joined besides the NetworkMode network.
-	Networks []Network
-	// ExtraHosts maps host names to an IP address or "host-gateway" (the
-	// daemon host's address), as `docker run --add-host`.
-	ExtraHosts map[string]string
-	// DNS are the container's DNS servers, IP addresses in order.
-	DNS []string
-}
-
 // hostGateway is the value of an extra host naming the daemon's host.
 const hostGateway = "host-gateway"
 
 // ValidateNetworking checks n for a container of network mode mode; the
 // first problem is a *FieldError naming the docker block's attribute
 // (networks, extra_hosts or dns).
-func ValidateNetworking(mode string, n Networking) error {
+func ValidateNetworking(mode string, n spec.DockerNetworking) error {
 	if len(n.Networks) > 0 {
 		switch {
 		case mode == "none":
@@ -103,22 +82,9 @@ func sortedKeys(m map[string]string) []string {
 	return keys
 }
 
-// MissingNetworkError is returned by Create when a Network names a network
-// the daemon does not have; nothing was created.
-type MissingNetworkError struct {
-	// Index is the network's position in Networking.Networks.
-	Index int
-	Name  string
-}
-
-func (e *MissingNetworkError) Error() string {
-	return fmt.Sprintf("network %q does not exist on the Docker daemon: the workspace joins existing networks only and never "+
-		"creates one. Create it first (docker network create %s), or with the resource that manages it", e.Name, e.Name)
-}
-
 // checkNetworksExist returns a *MissingNetworkError for the first network
 // the daemon does not have.
-func (d *Daemon) checkNetworksExist(ctx context.Context, nws []Network) error {
+func (d *Daemon) checkNetworksExist(ctx context.Context, nws []spec.DockerNetwork) error {
 	cli, err := d.api()
 	if err != nil {
 		return err
@@ -127,7 +93,7 @@ func (d *Daemon) checkNetworksExist(ctx context.Context, nws []Network) error {
 		_, err := cli.NetworkInspect(ctx, nw.Name, client.NetworkInspectOptions{})
 		switch {
 		case cerrdefs.IsNotFound(err):
-			return &MissingNetworkError{Index: i, Name: nw.Name}
+			return &spec.MissingNetworkError{Index: i, Name: nw.Name}
 		case err != nil:
 			return fmt.Errorf("inspecting network %s: %w", nw.Name, err)
 		}
@@ -138,7 +104,7 @@ func (d *Daemon) checkNetworksExist(ctx context.Context, nws []Network) error {
 // applyNetworking sets the network settings of s on the container's
 // configuration; the networks it does not join at creation are returned,
 // to be connected before the container starts.
-func applyNetworking(s Spec, hc *container.HostConfig) (*network.NetworkingConfig, []Network) {
+func applyNetworking(s Spec, hc *container.HostConfig) (*network.NetworkingConfig, []spec.DockerNetwork) {
 	n := s.Networking
 	for _, h := range sortedKeys(n.ExtraHosts) {
 		hc.ExtraHosts = append(hc.ExtraHosts, h+":"+n.ExtraHosts[h])
@@ -160,7 +126,7 @@ func applyNetworking(s Spec, hc *container.HostConfig) (*network.NetworkingConfi
 }
 
 // connect joins the container to each network with its aliases.
-func (d *Daemon) connect(ctx context.Context, id string, nws ...Network) error {
+func (d *Daemon) connect(ctx context.Context, id string, nws ...spec.DockerNetwork) error {
 	cli, err := d.api()
 	if err != nil {
 		return err
@@ -187,8 +153,8 @@ func (s Spec) validateNetworkAndGrants() error {
 // it is on besides its network mode's own (all of them when the mode came
 // from the first of Networks, primary), sorted by name, with the aliases
 // given (not the container's short id, which older daemons add).
-func readNetworking(c container.InspectResponse, primary bool) Networking {
-	var n Networking
+func readNetworking(c container.InspectResponse, primary bool) spec.DockerNetworking {
+	var n spec.DockerNetworking
 	mode := ""
 	if hc := c.HostConfig; hc != nil {
 		mode = string(hc.NetworkMode)
@@ -213,7 +179,7 @@ func readNetworking(c container.InspectResponse, primary bool) Networking {
 		if !primary && (name == mode || ((mode == "" || mode == "default") && name == "bridge")) {
 			continue
 		}
-		nw := Network{Name: name}
+		nw := spec.DockerNetwork{Name: name}
 		if ep != nil {
 			for _, a := range ep.Aliases {
 				if a != short(c.ID) && a != strings.TrimPrefix(c.Name, "/") && !slices.Contains(nw.Aliases, a) {
@@ -224,14 +190,14 @@ func readNetworking(c container.InspectResponse, primary bool) Networking {
 		slices.Sort(nw.Aliases)
 		n.Networks = append(n.Networks, nw)
 	}
-	slices.SortFunc(n.Networks, func(a, b Network) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(n.Networks, func(a, b spec.DockerNetwork) int { return strings.Compare(a.Name, b.Name) })
 	return n
 }
 
 // UpdateNetworks connects and disconnects the container so that it is on
 // exactly the networks of want (besides its network mode's), each with
 // its aliases: a network whose aliases changed is left and joined again.
-func (b *Backend) UpdateNetworks(ctx context.Context, want []Network) error {
+func (b *Backend) UpdateNetworks(ctx context.Context, want []spec.DockerNetwork) error {
 	defer b.changed()
 	c, ok, err := b.d.inspect(ctx, b.id)
 	if err != nil {
@@ -245,12 +211,12 @@ func (b *Backend) UpdateNetworks(ctx context.Context, want []Network) error {
 	if err != nil {
 		return err
 	}
-	same := func(a, b Network) bool {
+	same := func(a, b spec.DockerNetwork) bool {
 		x, y := slices.Sorted(slices.Values(a.Aliases)), slices.Sorted(slices.Values(b.Aliases))
 		return a.Name == b.Name && slices.Equal(slices.Compact(x), slices.Compact(y))
 	}
 	for _, h := range have {
-		if slices.ContainsFunc(want, func(w Network) bool { return same(h, w) }) {
+		if slices.ContainsFunc(want, func(w spec.DockerNetwork) bool { return same(h, w) }) {
 			continue
 		}
 		if _, err := cli.NetworkDisconnect(ctx, h.Name, client.NetworkDisconnectOptions{Container: b.id}); err != nil && !cerrdefs.IsNotFound(err) {
@@ -258,11 +224,11 @@ func (b *Backend) UpdateNetworks(ctx context.Context, want []Network) error {
 		}
 	}
 	for i, w := range want {
-		if slices.ContainsFunc(have, func(h Network) bool { return same(h, w) }) {
+		if slices.ContainsFunc(have, func(h spec.DockerNetwork) bool { return same(h, w) }) {
 			continue
 		}
-		if err := b.d.checkNetworksExist(ctx, []Network{w}); err != nil {
-			var missing *MissingNetworkError
+		if err := b.d.checkNetworksExist(ctx, []spec.DockerNetwork{w}); err != nil {
+			var missing *spec.MissingNetworkError
 			if errors.As(err, &missing) {
 				missing.Index = i
 			}

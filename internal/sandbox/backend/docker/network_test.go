@@ -1,6 +1,8 @@
 package docker
 
 import (
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
+
 	"errors"
 	"reflect"
 	"strings"
@@ -14,30 +16,32 @@ import (
 )
 
 func TestValidateNetworking(t *testing.T) {
-	nw := func(name string, aliases ...string) []Network { return []Network{{Name: name, Aliases: aliases}} }
+	nw := func(name string, aliases ...string) []spec.DockerNetwork {
+		return []spec.DockerNetwork{{Name: name, Aliases: aliases}}
+	}
 	for _, c := range []struct {
 		mode  string
-		n     Networking
+		n     spec.DockerNetworking
 		field string // "" when valid
 		want  string
 	}{
-		{"", Networking{Networks: nw("evalnet", "agent"), ExtraHosts: map[string]string{"db": "10.0.0.5", "gw": "host-gateway"},
+		{"", spec.DockerNetworking{Networks: nw("evalnet", "agent"), ExtraHosts: map[string]string{"db": "10.0.0.5", "gw": "host-gateway"},
 			DNS: []string{"10.0.0.2", "fd00::2"}}, "", ""},
-		{"bridge", Networking{Networks: nw("evalnet")}, "", ""},
-		{"none", Networking{Networks: nw("evalnet")}, "networks", `network_mode = "none" has no network`},
-		{"host", Networking{Networks: nw("evalnet")}, "networks", "shares another network stack"},
-		{"container:abc", Networking{Networks: nw("evalnet")}, "networks", "shares another network stack"},
-		{"evalnet", Networking{Networks: nw("evalnet")}, "networks", "already network_mode"},
-		{"", Networking{Networks: append(nw("a"), nw("a")...)}, "networks", "listed twice"},
-		{"", Networking{Networks: nw(" ")}, "networks", "must not be empty"},
-		{"", Networking{Networks: nw("a", "bad alias")}, "networks", "not a host name"},
-		{"", Networking{Networks: nw("bridge", "agent")}, "networks", "user-defined networks only"},
-		{"", Networking{ExtraHosts: map[string]string{"db": "10.0.0.300"}}, "extra_hosts", "expected an IP address"},
-		{"", Networking{ExtraHosts: map[string]string{"a:b": "10.0.0.1"}}, "extra_hosts", "not a host name"},
-		{"", Networking{DNS: []string{"dns.example"}}, "dns", "is not an IP address"},
+		{"bridge", spec.DockerNetworking{Networks: nw("evalnet")}, "", ""},
+		{"none", spec.DockerNetworking{Networks: nw("evalnet")}, "networks", `network_mode = "none" has no network`},
+		{"host", spec.DockerNetworking{Networks: nw("evalnet")}, "networks", "shares another network stack"},
+		{"container:abc", spec.DockerNetworking{Networks: nw("evalnet")}, "networks", "shares another network stack"},
+		{"evalnet", spec.DockerNetworking{Networks: nw("evalnet")}, "networks", "already network_mode"},
+		{"", spec.DockerNetworking{Networks: append(nw("a"), nw("a")...)}, "networks", "listed twice"},
+		{"", spec.DockerNetworking{Networks: nw(" ")}, "networks", "must not be empty"},
+		{"", spec.DockerNetworking{Networks: nw("a", "bad alias")}, "networks", "not a host name"},
+		{"", spec.DockerNetworking{Networks: nw("bridge", "agent")}, "networks", "user-defined networks only"},
+		{"", spec.DockerNetworking{ExtraHosts: map[string]string{"db": "10.0.0.300"}}, "extra_hosts", "expected an IP address"},
+		{"", spec.DockerNetworking{ExtraHosts: map[string]string{"a:b": "10.0.0.1"}}, "extra_hosts", "not a host name"},
+		{"", spec.DockerNetworking{DNS: []string{"dns.example"}}, "dns", "is not an IP address"},
 	} {
 		err := ValidateNetworking(c.mode, c.n)
-		var fe *FieldError
+		var fe *spec.DockerFieldError
 		switch {
 		case c.field == "" && err != nil:
 			t.Errorf("%q %+v: unexpected %v", c.mode, c.n, err)
@@ -50,8 +54,8 @@ func TestValidateNetworking(t *testing.T) {
 // With no network_mode the first network is the mode and is joined at
 // creation with its aliases; the others are connected afterwards.
 func TestApplyNetworking(t *testing.T) {
-	s := Spec{Networking: Networking{Networks: []Network{{Name: "a", Aliases: []string{"x"}}, {Name: "b"}},
-		ExtraHosts: map[string]string{"z.internal": "10.0.0.9", "a.internal": "fd00::1"}, DNS: []string{"10.0.0.2"}}}
+	s := Spec{Docker: spec.Docker{Networking: spec.DockerNetworking{Networks: []spec.DockerNetwork{{Name: "a", Aliases: []string{"x"}}, {Name: "b"}},
+		ExtraHosts: map[string]string{"z.internal": "10.0.0.9", "a.internal": "fd00::1"}, DNS: []string{"10.0.0.2"}}}}
 	hc := &container.HostConfig{}
 	nc, rest := applyNetworking(s, hc)
 	if hc.NetworkMode != "a" || nc == nil || !reflect.DeepEqual(nc.EndpointsConfig["a"].Aliases, []string{"x"}) ||
@@ -83,7 +87,7 @@ func TestReadNetworking(t *testing.T) {
 		}},
 	}
 	got := readNetworking(c, true)
-	want := []Network{{Name: "a", Aliases: []string{"agent"}}, {Name: "b", Aliases: []string{"x", "y"}}}
+	want := []spec.DockerNetwork{{Name: "a", Aliases: []string{"agent"}}, {Name: "b", Aliases: []string{"x", "y"}}}
 	if !reflect.DeepEqual(got.Networks, want) || got.ExtraHosts["v6"] != "fd00::1" || got.ExtraHosts["db"] != "10.0.0.5" {
 		t.Errorf("primary: got %+v", got)
 	}
@@ -111,7 +115,7 @@ func grant(t *testing.T, p string, hostPath ...string) sandbox.PathGrant {
 }
 
 func TestValidateGrants(t *testing.T) {
-	vols := []VolumeMount{{Name: "v", Target: "/mnt/vol"}}
+	vols := []spec.VolumeMount{{Name: "v", Target: "/mnt/vol"}}
 	tmpfs := map[string]string{"/scratch": "size=1m"}
 	for _, c := range []struct {
 		grants []sandbox.PathGrant
@@ -130,7 +134,7 @@ func TestValidateGrants(t *testing.T) {
 		{[]sandbox.PathGrant{grant(t, "/mnt/w", `C:\data`)}, 0, "must be absolute on the current host"},
 	} {
 		err := ValidateGrants("/workspace", c.grants, vols, tmpfs)
-		var ge *GrantError
+		var ge *spec.GrantError
 		switch {
 		case c.want == "" && err != nil:
 			t.Errorf("%+v: unexpected %v", c.grants, err)
@@ -178,10 +182,10 @@ func TestMissingBindSource(t *testing.T) {
 // first network, and reads them back.
 func TestSpecLabelNetworkAndGrants(t *testing.T) {
 	g := grant(t, "/data", "/srv/data")
-	s := Spec{Networking: Networking{Networks: []Network{{Name: "a"}}}, Grants: []sandbox.PathGrant{g}}
+	s := Spec{Docker: spec.Docker{Networking: spec.DockerNetworking{Networks: []spec.DockerNetwork{{Name: "a"}}}, Grants: []sandbox.PathGrant{g}}}
 	raw := specLabelOf(s)
 	c := container.InspectResponse{Config: &container.Config{Labels: map[string]string{LabelSpec: raw}}}
-	var info Info
+	var info spec.DockerInfo
 	readSpecLabel(raw, nil, &info)
 	if !primaryNetwork(c) || len(info.Grants) != 1 || *info.Grants[0].HostPath != "/srv/data" {
 		t.Errorf("label %s: primary %v, grants %+v", raw, primaryNetwork(c), info.Grants)

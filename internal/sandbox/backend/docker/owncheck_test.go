@@ -1,6 +1,8 @@
 package docker
 
 import (
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
+
 	"net/netip"
 	"strings"
 	"testing"
@@ -10,7 +12,7 @@ import (
 	"github.com/moby/moby/api/types/network"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/fshelper"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/fshelper"
 )
 
 const ownDigest = "0123456789abcdef"
@@ -43,15 +45,7 @@ func helperAt(c *inspected) int {
 // the provider's labels would have is refused, naming it.
 func TestNotOwnReason(t *testing.T) {
 	host := "/srv/data"
-	spec := Spec{
-		WorkspaceID: "4b49acc3-5106-4ecd-ab16-792facb88144", Image: "busybox", Root: "/workspace",
-		Labels:      map[string]string{"team": "evals"},
-		Environment: map[string]string{"GREETING": "hi"}, SecretEnvironment: map[string]string{"TOKEN": "s"},
-		ExposedPorts: []int{8080},
-		Volumes:      []VolumeMount{{Name: "cache", Target: "/cache", ReadOnly: true}},
-		Grants:       []sandbox.PathGrant{{Path: "/data", HostPath: &host, ReadOnly: true}},
-		Isolation:    Isolation{ReadOnlyRootfs: true},
-	}
+	spec := Spec{WorkspaceID: "4b49acc3-5106-4ecd-ab16-792facb88144", Docker: spec.Docker{Image: "busybox", Root: "/workspace", Labels: map[string]string{"team": "evals"}, Environment: map[string]string{"GREETING": "hi"}, SecretEnvironment: map[string]string{"TOKEN": "s"}, ExposedPorts: []int{8080}, Volumes: []spec.VolumeMount{{Name: "cache", Target: "/cache", ReadOnly: true}}, Grants: []sandbox.PathGrant{{Path: "/data", HostPath: &host, ReadOnly: true}}, Isolation: spec.DockerIsolation{ReadOnlyRootfs: true}}}
 	helperVol := map[string]string{LabelHelperVolume: ownDigest}
 	if why := notOwnReason(asDaemonReports(spec), nil, helperVol, true); why != "" {
 		t.Fatalf("a container created by the provider is refused: %s", why)

@@ -1,6 +1,8 @@
 package docker
 
 import (
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
+
 	"context"
 	"errors"
 	"fmt"
@@ -12,27 +14,18 @@ import (
 	"github.com/moby/moby/client"
 )
 
-// Healthcheck is Docker's own health check of a container (HealthConfig):
-// Test is ["CMD", argv...] or ["CMD-SHELL", command]; a zero duration or
-// retry count means Docker's default.
-type Healthcheck struct {
-	Test                           []string
-	Interval, Timeout, StartPeriod time.Duration
-	Retries                        int
-}
-
-func (h *Healthcheck) config() *container.HealthConfig {
+func healthConfig(h *spec.Healthcheck) *container.HealthConfig {
 	if h == nil {
 		return nil
 	}
 	return &container.HealthConfig{Test: h.Test, Interval: h.Interval, Timeout: h.Timeout, StartPeriod: h.StartPeriod, Retries: h.Retries}
 }
 
-func healthcheckOf(c *container.HealthConfig) *Healthcheck {
+func healthcheckOf(c *container.HealthConfig) *spec.Healthcheck {
 	if c == nil || len(c.Test) == 0 {
 		return nil
 	}
-	return &Healthcheck{Test: c.Test, Interval: c.Interval, Timeout: c.Timeout, StartPeriod: c.StartPeriod, Retries: c.Retries}
+	return &spec.Healthcheck{Test: c.Test, Interval: c.Interval, Timeout: c.Timeout, StartPeriod: c.StartPeriod, Retries: c.Retries}
 }
 
 // StopGrace is how long a stop waits after SIGTERM before the daemon kills

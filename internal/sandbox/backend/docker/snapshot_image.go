@@ -14,7 +14,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/fshelper"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/fshelper"
 )
 
 // Labels of a snapshot image.

@@ -1,6 +1,8 @@
 package docker
 
 import (
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
+
 	"encoding/json"
 	"sort"
 	"strings"
@@ -93,18 +95,18 @@ func primaryNetwork(c container.InspectResponse) bool {
 
 // readSpecLabel fills info from a LabelSpec value and the container's
 // environment ("NAME=value" entries). A label that does not parse is
-// ignored.
-func readSpecLabel(raw string, env []string, info *Info) {
+// ignored. It returns the label, for what it records that info does not
+// hold (the runtime it names, and whether a health check was given at
+// creation); the zero label when it does not parse.
+func readSpecLabel(raw string, env []string, info *spec.DockerInfo) specLabel {
 	var l specLabel
 	if json.Unmarshal([]byte(raw), &l) != nil {
-		return
+		return specLabel{}
 	}
 	info.HasSpec = true
-	info.namedRuntime = l.Runtime
 	info.ExposedPorts = l.ExposedPorts
 	info.Grants = l.Grants
 	info.WaitUntil = l.WaitUntil
-	info.ownHealthcheck = l.Healthcheck
 	for _, u := range l.Users {
 		info.Users = append(info.Users, sandbox.User{Name: u})
 	}
@@ -116,7 +118,7 @@ func readSpecLabel(raw string, env []string, info *Info) {
 		info.Groups = append(info.Groups, grp)
 	}
 	for _, v := range l.Volumes {
-		info.Volumes = append(info.Volumes, VolumeMount(v))
+		info.Volumes = append(info.Volumes, spec.VolumeMount(v))
 	}
 	values := map[string]string{}
 	for _, kv := range env {
@@ -130,4 +132,5 @@ func readSpecLabel(raw string, env []string, info *Info) {
 		}
 		info.Environment[k] = values[k]
 	}
+	return l
 }

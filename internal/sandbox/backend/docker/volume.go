@@ -1,6 +1,8 @@
 package docker
 
 import (
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
+
 	"context"
 	"errors"
 	"fmt"
@@ -20,38 +22,9 @@ import (
 // that the provider's volumes can be told from anyone else's.
 const LabelManaged = "sandbox.managed"
 
-// DefaultVolumeDriver is the driver of a VolumeSpec without one, the
+// DefaultVolumeDriver is the driver of a spec.DockerVolume without one, the
 // daemon's own default.
 const DefaultVolumeDriver = "local"
-
-// VolumeSpec is a named Docker volume to create, the Python SDK's docker_volume
-// mount strategy (design/sdk-model.md §5.3, §5.6).
-type VolumeSpec struct {
-	// Name is the volume's name on the daemon; required.
-	Name string
-	// Driver is the volume driver, such as "rclone" or "local";
-	// "" means DefaultVolumeDriver.
-	Driver string
-	// Options are the driver options. They often hold credentials: they
-	// are sent to the daemon and compared with an existing volume's, but
-	// never returned, logged or put in an error message.
-	Options map[string]string
-	// Labels are added to the volume, besides LabelManaged=true.
-	Labels map[string]string
-}
-
-// VolumeInfo is what InspectVolume reports of a volume; the driver
-// options are deliberately absent (they may hold credentials).
-type VolumeInfo struct {
-	// Name is the volume's name; Driver the driver it was created with,
-	// as the daemon names it (a plugin may carry its tag, "rclone:latest").
-	Name, Driver string
-	// Labels are the volume's labels (LabelManaged included).
-	Labels map[string]string
-	// Exists is false, with every other field empty, when the daemon has
-	// no volume of that name.
-	Exists bool
-}
 
 // minSecretLen is the length from which an option value is treated as a
 // possible credential in error messages. Shorter values (flags such as
@@ -65,7 +38,7 @@ const minSecretLen = 4
 // different driver or options is an error naming the volume (and the
 // option names that differ, never their values). Daemon errors have every
 // option value replaced by "REDACTED".
-func (d *Daemon) CreateVolume(ctx context.Context, s VolumeSpec) error {
+func (d *Daemon) CreateVolume(ctx context.Context, s spec.DockerVolume) error {
 	if s.Name == "" {
 		return errors.New("volume name must not be empty")
 	}
@@ -181,12 +154,12 @@ func (d *Daemon) volumeUsers(ctx context.Context, name string) []string {
 
 // InspectVolume reports whether the named volume exists, and its driver
 // and labels. A missing volume is Exists=false, not an error.
-func (d *Daemon) InspectVolume(ctx context.Context, name string) (VolumeInfo, error) {
+func (d *Daemon) InspectVolume(ctx context.Context, name string) (spec.DockerVolumeInfo, error) {
 	v, found, err := d.inspectVolume(ctx, name)
 	if err != nil || !found {
-		return VolumeInfo{}, err
+		return spec.DockerVolumeInfo{}, err
 	}
-	return VolumeInfo{Name: v.Name, Driver: v.Driver, Labels: v.Labels, Exists: true}, nil
+	return spec.DockerVolumeInfo{Name: v.Name, Driver: v.Driver, Labels: v.Labels, Exists: true}, nil
 }
 
 // inspectVolume returns the volume, options included (for comparison and
@@ -236,7 +209,7 @@ func redact(err error, options map[string]string) error {
 // redactMounted redacts from err the options of every volume in vols, for
 // errors of creating or starting a container that mounts them (a driver
 // may echo its options when mounting fails).
-func (d *Daemon) redactMounted(ctx context.Context, err error, vols []VolumeMount) error {
+func (d *Daemon) redactMounted(ctx context.Context, err error, vols []spec.VolumeMount) error {
 	if err == nil || len(vols) == 0 {
 		return err
 	}

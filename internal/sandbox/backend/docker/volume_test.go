@@ -1,6 +1,8 @@
 package docker_test
 
 import (
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
+
 	"context"
 	"errors"
 	"strings"
@@ -54,10 +56,10 @@ func TestDockerBackend_removeDeletesVolumes(t *testing.T) {
 
 // newVolume creates a volume with the local driver's tmpfs options,
 // removed when the test ends.
-func newVolume(t *testing.T, extra map[string]string) docker.VolumeSpec {
+func newVolume(t *testing.T, extra map[string]string) spec.DockerVolume {
 	t.Helper()
 	d := dockertest.Require(t)
-	spec := docker.VolumeSpec{
+	spec := spec.DockerVolume{
 		Name: "sandbox-test-" + uuid.NewString(), Driver: "local",
 		Options: map[string]string{"type": "tmpfs", "device": "tmpfs", "o": "size=1m"},
 		Labels:  map[string]string{"purpose": "test"},
@@ -112,7 +114,7 @@ func TestDockerVolume_createReuseConflict(t *testing.T) {
 func TestDockerVolume_errorsHideOptions(t *testing.T) {
 	d := dockertest.Require(t)
 	const secret = "s3cr3t-Value-9f2c"
-	err := d.CreateVolume(context.Background(), docker.VolumeSpec{
+	err := d.CreateVolume(context.Background(), spec.DockerVolume{
 		Name: "sandbox-test-" + uuid.NewString(), Driver: "local",
 		Options: map[string]string{"password": secret},
 	})
@@ -121,11 +123,8 @@ func TestDockerVolume_errorsHideOptions(t *testing.T) {
 	}
 	// The local driver echoes its mount data when a mount fails at
 	// container start: the workspace's error must not.
-	spec := newVolume(t, map[string]string{"o": "nosuchoption=" + secret})
-	_, err = d.Create(context.Background(), docker.Spec{
-		WorkspaceID: uuid.NewString(), Image: dockertest.Image, PullPolicy: docker.PullNever, Root: "/workspace",
-		Volumes: []docker.VolumeMount{{Name: spec.Name, Target: "/workspace/data"}},
-	})
+	vol := newVolume(t, map[string]string{"o": "nosuchoption=" + secret})
+	_, err = d.Create(context.Background(), docker.Spec{WorkspaceID: uuid.NewString(), Docker: spec.Docker{Image: dockertest.Image, PullPolicy: docker.PullNever, Root: "/workspace", Volumes: []spec.VolumeMount{{Name: vol.Name, Target: "/workspace/data"}}}})
 	if err == nil || strings.Contains(err.Error(), secret) || !strings.Contains(err.Error(), "REDACTED") {
 		t.Fatalf("failed mount: %v", err)
 	}
@@ -133,14 +132,13 @@ func TestDockerVolume_errorsHideOptions(t *testing.T) {
 }
 
 func TestDockerVolume_mountedAndRemoved(t *testing.T) {
-	spec := newVolume(t, nil)
+	vol := newVolume(t, nil)
 	d, ctx := dockertest.Daemon(), context.Background()
 
 	// A missing volume: refused before any container is created.
 	ws := uuid.NewString()
-	_, err := d.Create(ctx, docker.Spec{WorkspaceID: ws, Image: dockertest.Image, PullPolicy: docker.PullNever, Root: "/workspace",
-		Volumes: []docker.VolumeMount{{Name: "sandbox-test-missing-" + ws, Target: "/workspace/data"}}})
-	var missing *docker.MissingVolumeError
+	_, err := d.Create(ctx, docker.Spec{WorkspaceID: ws, Docker: spec.Docker{Image: dockertest.Image, PullPolicy: docker.PullNever, Root: "/workspace", Volumes: []spec.VolumeMount{{Name: "sandbox-test-missing-" + ws, Target: "/workspace/data"}}}})
+	var missing *spec.MissingVolumeError
 	if !errors.As(err, &missing) || missing.Name != "sandbox-test-missing-"+ws {
 		t.Fatalf("missing volume: %v", err)
 	}
@@ -150,8 +148,8 @@ func TestDockerVolume_mountedAndRemoved(t *testing.T) {
 
 	scratch := newVolume(t, nil)
 	b := newWorkspace(t, func(s *docker.Spec) {
-		s.Volumes = []docker.VolumeMount{
-			{Name: spec.Name, Target: "/workspace/data", ReadOnly: true},
+		s.Volumes = []spec.VolumeMount{
+			{Name: vol.Name, Target: "/workspace/data", ReadOnly: true},
 			{Name: scratch.Name, Target: "/mnt/scratch"},
 		}
 	})
@@ -159,13 +157,13 @@ func TestDockerVolume_mountedAndRemoved(t *testing.T) {
 		t.Fatalf("in the container: %q", got)
 	}
 	info, err := b.Describe(ctx)
-	if err != nil || len(info.Volumes) != 2 || info.Volumes[0] != (docker.VolumeMount{Name: spec.Name, Target: "/workspace/data", ReadOnly: true}) ||
-		info.Volumes[1] != (docker.VolumeMount{Name: scratch.Name, Target: "/mnt/scratch"}) {
+	if err != nil || len(info.Volumes) != 2 || info.Volumes[0] != (spec.VolumeMount{Name: vol.Name, Target: "/workspace/data", ReadOnly: true}) ||
+		info.Volumes[1] != (spec.VolumeMount{Name: scratch.Name, Target: "/mnt/scratch"}) {
 		t.Fatalf("describe: %+v %v", info.Volumes, err)
 	}
 
 	// In use: the error names the workspace's container.
-	err = d.RemoveVolume(ctx, spec.Name)
+	err = d.RemoveVolume(ctx, vol.Name)
 	if err == nil || !strings.Contains(err.Error(), "in use by container sandbox-") || !strings.Contains(err.Error(), b.ContainerID()[:12]) {
 		t.Fatalf("removing a volume in use: %v", err)
 	}
@@ -174,17 +172,17 @@ func TestDockerVolume_mountedAndRemoved(t *testing.T) {
 	if err := d.Remove(ctx, b.ContainerID()); err != nil {
 		t.Fatal(err)
 	}
-	if info, err := d.InspectVolume(ctx, spec.Name); err != nil || !info.Exists {
+	if info, err := d.InspectVolume(ctx, vol.Name); err != nil || !info.Exists {
 		t.Fatalf("the volume went with the workspace: %+v %v", info, err)
 	}
-	if err := d.RemoveVolume(ctx, spec.Name); err != nil {
+	if err := d.RemoveVolume(ctx, vol.Name); err != nil {
 		t.Fatal(err)
 	}
-	if info, err := d.InspectVolume(ctx, spec.Name); err != nil || info.Exists || info.Name != "" {
+	if info, err := d.InspectVolume(ctx, vol.Name); err != nil || info.Exists || info.Name != "" {
 		t.Fatalf("after removal: %+v %v", info, err)
 	}
 	// Missing is not an error.
-	if err := d.RemoveVolume(ctx, spec.Name); err != nil {
+	if err := d.RemoveVolume(ctx, vol.Name); err != nil {
 		t.Fatalf("removing a missing volume: %v", err)
 	}
 }

@@ -1,6 +1,8 @@
 package docker
 
 import (
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
+
 	"context"
 	"fmt"
 	"path"
@@ -8,60 +10,19 @@ import (
 
 	"github.com/moby/moby/api/types/mount"
 
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/fshelper"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/fshelper"
 )
-
-// VolumeMount attaches an existing named volume to a workspace container
-// at creation (the Python SDK's docker_volume strategy, design/sdk-model.md §5.3): Docker
-// mounts it when the container is created, so the mounts of a container
-// never change afterwards.
-type VolumeMount struct {
-	// Name is the volume's name on the daemon; the volume must exist
-	// (CreateVolume, or `docker volume create`).
-	Name string
-	// Target is the absolute, clean path inside the container: below the
-	// workspace root (such as "/workspace/data") or outside it, but never
-	// the root itself, a directory containing the root, or the file
-	// helper's directory.
-	Target string
-	// ReadOnly mounts the volume read-only (the Python SDK's default for mounts).
-	ReadOnly bool
-}
-
-// MissingVolumeError is returned by Create when a VolumeMount names a
-// volume the daemon does not have. Docker would otherwise create an empty
-// local volume of that name in its place.
-type MissingVolumeError struct {
-	// Name is the missing volume's name.
-	Name string
-}
-
-func (e *MissingVolumeError) Error() string {
-	return fmt.Sprintf("volume %q does not exist on the Docker daemon: it must be created before the workspace that mounts it "+
-		"(by a storage mount resource with the docker_volume strategy, or with `docker volume create %s`)", e.Name, e.Name)
-}
-
-// VolumeMountError is a refused volume mount of a Spec: Index is its
-// position in Spec.Volumes.
-type VolumeMountError struct {
-	// Index is the position of the refused mount in Spec.Volumes.
-	Index int
-	// Reason says what is wrong, naming the volume and its target.
-	Reason string
-}
-
-func (e *VolumeMountError) Error() string { return e.Reason }
 
 // ValidateVolumes checks volume mounts for a workspace whose root is root
 // ("" skips the checks against the root): every name is non-empty; every
 // target is absolute and clean, used by one mount only, neither the root
 // nor a directory containing it, and clear of the file helper's
 // directory. The first problem is a *VolumeMountError.
-func ValidateVolumes(root string, vols []VolumeMount) error {
+func ValidateVolumes(root string, vols []spec.VolumeMount) error {
 	seen := map[string]string{}
 	for i, v := range vols {
 		fail := func(format string, args ...any) error {
-			return &VolumeMountError{Index: i, Reason: fmt.Sprintf(format, args...)}
+			return &spec.VolumeMountError{Index: i, Reason: fmt.Sprintf(format, args...)}
 		}
 		if v.Name == "" {
 			return fail("volume mount %d (target %q): the volume name must not be empty", i, v.Target)
@@ -101,7 +62,7 @@ func within(p, dir string) bool {
 // volumeMounts is the HostConfig.Mounts of the volume mounts, in order.
 // NoCopy is set: Docker must never copy the image's files at the target
 // into the volume (it may be a bucket).
-func volumeMounts(vols []VolumeMount) []mount.Mount {
+func volumeMounts(vols []spec.VolumeMount) []mount.Mount {
 	if len(vols) == 0 {
 		return nil
 	}
@@ -117,14 +78,14 @@ func volumeMounts(vols []VolumeMount) []mount.Mount {
 
 // checkVolumesExist returns a *MissingVolumeError for the first volume the
 // daemon does not have.
-func (d *Daemon) checkVolumesExist(ctx context.Context, vols []VolumeMount) error {
+func (d *Daemon) checkVolumesExist(ctx context.Context, vols []spec.VolumeMount) error {
 	for _, v := range vols {
 		_, found, err := d.inspectVolume(ctx, v.Name)
 		if err != nil {
 			return err
 		}
 		if !found {
-			return &MissingVolumeError{Name: v.Name}
+			return &spec.MissingVolumeError{Name: v.Name}
 		}
 	}
 	return nil

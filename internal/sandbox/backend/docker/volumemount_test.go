@@ -1,6 +1,8 @@
 package docker
 
 import (
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
+
 	"errors"
 	"reflect"
 	"strings"
@@ -13,35 +15,37 @@ import (
 )
 
 func TestSpecValidate_volumes(t *testing.T) {
-	vol := func(name, target string) VolumeMount { return VolumeMount{Name: name, Target: target, ReadOnly: true} }
+	vol := func(name, target string) spec.VolumeMount {
+		return spec.VolumeMount{Name: name, Target: target, ReadOnly: true}
+	}
 	for name, c := range map[string]struct {
 		root string
-		vols []VolumeMount
+		vols []spec.VolumeMount
 		want string // "" means valid
 	}{
-		"below the root":        {"/workspace", []VolumeMount{vol("a", "/workspace/data"), vol("b", "/workspace/data/nested")}, ""},
-		"outside the root":      {"/workspace", []VolumeMount{vol("a", "/mnt/data")}, ""},
-		"root is a prefix":      {"/workspace", []VolumeMount{vol("a", "/workspace2")}, ""},
-		"empty name":            {"/workspace", []VolumeMount{vol("", "/workspace/data")}, "volume name must not be empty"},
-		"relative target":       {"/workspace", []VolumeMount{vol("a", "data")}, `target "data" must be an absolute, clean path`},
-		"unclean target":        {"/workspace", []VolumeMount{vol("a", "/workspace/../etc")}, "must be an absolute, clean path"},
-		"trailing slash":        {"/workspace", []VolumeMount{vol("a", "/workspace/data/")}, "must be an absolute, clean path"},
-		"duplicate target":      {"/workspace", []VolumeMount{vol("a", "/workspace/data"), vol("b", "/workspace/data")}, "already the target of volume a"},
-		"the root":              {"/workspace", []VolumeMount{vol("a", "/workspace")}, "is the workspace root itself"},
-		"contains the root":     {"/srv/ws", []VolumeMount{vol("a", "/srv")}, "contains the workspace root /srv/ws"},
-		"slash":                 {"/workspace", []VolumeMount{vol("a", "/")}, "contains the workspace root"},
-		"helper directory":      {"/workspace", []VolumeMount{vol("a", "/.sandbox-fs-helper")}, "file helper's directory"},
-		"inside the helper dir": {"/workspace", []VolumeMount{vol("a", "/.sandbox-fs-helper/x")}, "file helper's directory"},
+		"below the root":        {"/workspace", []spec.VolumeMount{vol("a", "/workspace/data"), vol("b", "/workspace/data/nested")}, ""},
+		"outside the root":      {"/workspace", []spec.VolumeMount{vol("a", "/mnt/data")}, ""},
+		"root is a prefix":      {"/workspace", []spec.VolumeMount{vol("a", "/workspace2")}, ""},
+		"empty name":            {"/workspace", []spec.VolumeMount{vol("", "/workspace/data")}, "volume name must not be empty"},
+		"relative target":       {"/workspace", []spec.VolumeMount{vol("a", "data")}, `target "data" must be an absolute, clean path`},
+		"unclean target":        {"/workspace", []spec.VolumeMount{vol("a", "/workspace/../etc")}, "must be an absolute, clean path"},
+		"trailing slash":        {"/workspace", []spec.VolumeMount{vol("a", "/workspace/data/")}, "must be an absolute, clean path"},
+		"duplicate target":      {"/workspace", []spec.VolumeMount{vol("a", "/workspace/data"), vol("b", "/workspace/data")}, "already the target of volume a"},
+		"the root":              {"/workspace", []spec.VolumeMount{vol("a", "/workspace")}, "is the workspace root itself"},
+		"contains the root":     {"/srv/ws", []spec.VolumeMount{vol("a", "/srv")}, "contains the workspace root /srv/ws"},
+		"slash":                 {"/workspace", []spec.VolumeMount{vol("a", "/")}, "contains the workspace root"},
+		"helper directory":      {"/workspace", []spec.VolumeMount{vol("a", "/.sandbox-fs-helper")}, "file helper's directory"},
+		"inside the helper dir": {"/workspace", []spec.VolumeMount{vol("a", "/.sandbox-fs-helper/x")}, "file helper's directory"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			err := Spec{Image: "x", Root: c.root, Volumes: c.vols}.Validate()
+			err := Spec{Docker: spec.Docker{Image: "x", Root: c.root, Volumes: c.vols}}.Validate()
 			switch {
 			case c.want == "" && err != nil:
 				t.Fatalf("unexpected error: %v", err)
 			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
 				t.Fatalf("error %v, want one containing %q", err, c.want)
 			}
-			var vme *VolumeMountError
+			var vme *spec.VolumeMountError
 			if c.want != "" && (!errors.As(err, &vme) || vme.Index != len(c.vols)-1) {
 				t.Fatalf("error %#v does not name mount %d", err, len(c.vols)-1)
 			}
@@ -53,26 +57,21 @@ func TestSpecValidate_volumes(t *testing.T) {
 // spec, and become HostConfig mounts of type volume that never copy the
 // image's files into the volume.
 func TestSpecLabel_volumesRoundTrip(t *testing.T) {
-	s := Spec{
-		Image: "x", Root: "/workspace", ExposedPorts: []int{8080},
-		Users:       []sandbox.User{{Name: "agent"}},
-		Environment: map[string]string{"A": "1"},
-		Volumes: []VolumeMount{
-			{Name: "sandbox_bucket", Target: "/workspace/data", ReadOnly: true},
-			{Name: "scratch", Target: "/mnt/scratch"},
-		},
-	}
-	var info Info
+	s := Spec{Docker: spec.Docker{Image: "x", Root: "/workspace", ExposedPorts: []int{8080}, Users: []sandbox.User{{Name: "agent"}}, Environment: map[string]string{"A": "1"}, Volumes: []spec.VolumeMount{
+		{Name: "sandbox_bucket", Target: "/workspace/data", ReadOnly: true},
+		{Name: "scratch", Target: "/mnt/scratch"},
+	}}}
+	var info spec.DockerInfo
 	readSpecLabel(specLabelOf(s), []string{"A=1"}, &info)
 	if !info.HasSpec || !reflect.DeepEqual(info.Volumes, s.Volumes) || !reflect.DeepEqual(info.ExposedPorts, s.ExposedPorts) {
 		t.Fatalf("read back %+v", info)
 	}
-	var none Info
-	readSpecLabel(specLabelOf(Spec{Image: "x"}), nil, &none)
+	var none spec.DockerInfo
+	readSpecLabel(specLabelOf(Spec{Docker: spec.Docker{Image: "x"}}), nil, &none)
 	if none.Volumes != nil {
 		t.Fatalf("volumes of a spec without any: %+v", none.Volumes)
 	}
-	if strings.Contains(specLabelOf(Spec{Image: "x"}), "volumes") {
+	if strings.Contains(specLabelOf(Spec{Docker: spec.Docker{Image: "x"}}), "volumes") {
 		t.Fatal("an empty volume list is written into the label")
 	}
 	_, hc := containerConfig(s)
@@ -83,7 +82,7 @@ func TestSpecLabel_volumesRoundTrip(t *testing.T) {
 	if !reflect.DeepEqual(hc.Mounts, want) {
 		t.Fatalf("mounts %+v", hc.Mounts)
 	}
-	if _, hc := containerConfig(Spec{Image: "x"}); hc.Mounts != nil {
+	if _, hc := containerConfig(Spec{Docker: spec.Docker{Image: "x"}}); hc.Mounts != nil {
 		t.Fatalf("mounts without volumes: %+v", hc.Mounts)
 	}
 }
@@ -128,12 +127,12 @@ func volumeOf(name, driver string, options map[string]string) volume.Volume {
 }
 
 func TestSpecLabelSecretEnvironment(t *testing.T) {
-	s := Spec{Image: "x", Environment: map[string]string{"A": "1"}, SecretEnvironment: map[string]string{"K": "hush-7"}}
+	s := Spec{Docker: spec.Docker{Image: "x", Environment: map[string]string{"A": "1"}, SecretEnvironment: map[string]string{"K": "hush-7"}}}
 	label := specLabelOf(s)
 	if strings.Contains(label, "hush-7") || !strings.Contains(label, `"secret_environment":["K"]`) {
 		t.Fatalf("label %s", label)
 	}
-	var info Info
+	var info spec.DockerInfo
 	readSpecLabel(label, []string{"A=1", "K=hush-7"}, &info)
 	if len(info.Environment) != 1 || info.Environment["A"] != "1" {
 		t.Errorf("environment read back: %v", info.Environment)

@@ -16,7 +16,7 @@ import (
 	"sync/atomic"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/fshelper"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/fshelper"
 )
 
 // HelperEnv names an environment variable holding the path of the helper

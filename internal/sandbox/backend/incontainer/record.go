@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/fshelper"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/fshelper"
 )
 
 // recordRel is where the record name is kept in the container, relative to

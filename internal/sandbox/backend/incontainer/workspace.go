@@ -12,8 +12,8 @@ import (
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/fshelper"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/digestcache"
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/fshelper"
 )
 
 // Workspace is a workspace root inside one container. It implements every

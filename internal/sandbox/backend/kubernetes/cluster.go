@@ -1,6 +1,8 @@
 package kubernetes
 
 import (
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
+
 	"context"
 	"errors"
 	"fmt"
@@ -22,26 +24,13 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/incontainer"
 )
 
-// Config says how to reach the cluster. With nothing set, the kubeconfig
-// of $KUBECONFIG or ~/.kube/config is used, else the in-cluster
-// configuration of a provider running in a pod.
-type Config struct {
-	// ConfigPath is a kubeconfig file ("~" expands to the home directory).
-	ConfigPath string
-	// ConfigContext selects a context of the kubeconfig ("": its current).
-	ConfigContext string
-	// Host, ClusterCACertificate (PEM) and Token or ClientCertificate and
-	// ClientKey (PEM) give the cluster directly instead of a kubeconfig.
-	Host, ClusterCACertificate, Token, ClientCertificate, ClientKey string
-}
-
 // MaxConcurrentExecs bounds the exec streams one provider process keeps
 // open to one cluster at a time.
 const MaxConcurrentExecs = 16
 
 // Cluster is a connection to one cluster, made on first use.
 type Cluster struct {
-	cfg  Config
+	cfg  spec.KubernetesConfig
 	once sync.Once
 	rest *rest.Config
 	cs   kubernetes.Interface
@@ -60,13 +49,13 @@ type Cluster struct {
 var quietOnce sync.Once
 
 // NewCluster returns a Cluster for cfg; nothing is contacted until used.
-func NewCluster(cfg Config) *Cluster {
+func NewCluster(cfg spec.KubernetesConfig) *Cluster {
 	quietOnce.Do(func() { klog.SetLogger(logr.Discard()) })
 	return &Cluster{cfg: cfg, execs: make(chan struct{}, MaxConcurrentExecs)}
 }
 
-// Check validates cfg without contacting the cluster.
-func (c Config) Check() error {
+// CheckConfig validates c without contacting the cluster.
+func CheckConfig(c spec.KubernetesConfig) error {
 	if c.Host == "" {
 		if c.ClusterCACertificate != "" || c.Token != "" || c.ClientCertificate != "" || c.ClientKey != "" {
 			return errors.New("cluster_ca_certificate, token, client_certificate and client_key need host")
@@ -106,8 +95,8 @@ func (c *Cluster) client() (kubernetes.Interface, *rest.Config, error) {
 	return c.cs, c.rest, c.err
 }
 
-func restConfig(cfg Config) (*rest.Config, error) {
-	if err := cfg.Check(); err != nil {
+func restConfig(cfg spec.KubernetesConfig) (*rest.Config, error) {
+	if err := CheckConfig(cfg); err != nil {
 		return nil, err
 	}
 	if cfg.Host != "" {

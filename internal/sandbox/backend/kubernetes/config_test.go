@@ -1,6 +1,8 @@
 package kubernetes
 
 import (
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
+
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,11 +16,11 @@ func TestRestConfigMissing(t *testing.T) {
 	t.Setenv("KUBERNETES_SERVICE_HOST", "")
 	missing := filepath.Join(home, "nope", "kc")
 	t.Setenv("KUBECONFIG", missing)
-	if _, err := restConfig(Config{}); err == nil || !strings.Contains(err.Error(), `KUBECONFIG is "`+missing+`"`) {
+	if _, err := restConfig(spec.KubernetesConfig{}); err == nil || !strings.Contains(err.Error(), `KUBECONFIG is "`+missing+`"`) {
 		t.Errorf("KUBECONFIG missing: %v", err)
 	}
 	t.Setenv("KUBECONFIG", "")
-	if _, err := restConfig(Config{}); err == nil || !strings.Contains(err.Error(), "no kubeconfig at ~/.kube/config") {
+	if _, err := restConfig(spec.KubernetesConfig{}); err == nil || !strings.Contains(err.Error(), "no kubeconfig at ~/.kube/config") {
 		t.Errorf("nothing configured: %v", err)
 	}
 }

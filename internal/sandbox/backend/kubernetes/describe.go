@@ -1,6 +1,8 @@
 package kubernetes
 
 import (
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
+
 	"context"
 	"encoding/json"
 	"fmt"
@@ -33,10 +35,10 @@ func (s Spec) accountsAnnotation() string {
 // Describe reads back what the pod was created with: every field of Spec
 // but WorkspaceID and StartTimeout, from the pod, its annotations and its
 // Service. Labels leave out the provider's own.
-func (b *Backend) Describe(ctx context.Context) (Spec, error) {
+func (b *Backend) Describe(ctx context.Context) (spec.Kubernetes, error) {
 	cs, _, err := b.c.client()
 	if err != nil {
-		return Spec{}, err
+		return spec.Kubernetes{}, err
 	}
 	var p *corev1.Pod
 	if err := call(ctx, func() error {
@@ -44,16 +46,13 @@ func (b *Backend) Describe(ctx context.Context) (Spec, error) {
 		p, gerr = cs.CoreV1().Pods(b.ns).Get(ctx, b.name, metav1.GetOptions{})
 		return gerr
 	}); err != nil {
-		return Spec{}, fmt.Errorf("reading pod %s/%s: %w", b.ns, b.name, err)
+		return spec.Kubernetes{}, fmt.Errorf("reading pod %s/%s: %w", b.ns, b.name, err)
 	}
-	return describePod(p), nil
+	return describePod(p).Kubernetes, nil
 }
 
 func describePod(p *corev1.Pod) Spec {
-	s := Spec{
-		WorkspaceID: p.Labels[LabelWorkspaceID], Namespace: p.Namespace, Root: p.Annotations[AnnotationRoot],
-		ServiceAccount: p.Spec.ServiceAccountName, NodeSelector: p.Spec.NodeSelector,
-	}
+	s := Spec{WorkspaceID: p.Labels[LabelWorkspaceID], Kubernetes: spec.Kubernetes{Namespace: p.Namespace, Root: p.Annotations[AnnotationRoot], ServiceAccount: p.Spec.ServiceAccountName, NodeSelector: p.Spec.NodeSelector}}
 	if s.ServiceAccount == "default" {
 		s.ServiceAccount = ""
 	}

@@ -16,8 +16,8 @@ import (
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/fshelper"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/incontainer"
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/fshelper"
 )
 
 // podRunner runs processes in one container of one pod through the API

@@ -11,8 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/fshelper"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/incontainer"
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/fshelper"
 )
 
 // The file helper reaches a workspace pod on an emptyDir volume mounted

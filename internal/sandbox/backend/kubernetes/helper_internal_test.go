@@ -1,12 +1,14 @@
 package kubernetes
 
 import (
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
+
 	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/fshelper"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/fshelper"
 )
 
 // The helper is trusted on a pod only when its spec mounts the helper
@@ -14,7 +16,7 @@ import (
 // a pod of an earlier version (read-write mount) keeps the old install
 // path; anything else is refused.
 func TestProtectedPath(t *testing.T) {
-	s := Spec{WorkspaceID: "id", Namespace: "ns", Image: "busybox", Root: "/workspace"}
+	s := Spec{WorkspaceID: "id", Kubernetes: spec.Kubernetes{Namespace: "ns", Image: "busybox", Root: "/workspace"}}
 	p, err := s.pod("0123456789abcdef")
 	if err != nil {
 		t.Fatal(err)

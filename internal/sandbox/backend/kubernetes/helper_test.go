@@ -1,6 +1,8 @@
 package kubernetes_test
 
 import (
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
+
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
@@ -10,9 +12,9 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/fshelper"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/incontainer"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/kubernetes"
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/fshelper"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/testutil/kubetest"
 )
 
@@ -80,7 +82,7 @@ func TestKubernetesBackend_helperOutOfAgentReach(t *testing.T) {
 	}
 
 	// A fresh process (empty helper cache) checks the pod and writes.
-	c2 := kubernetes.NewCluster(kubernetes.Config{ConfigPath: os.Getenv("KUBECONFIG")})
+	c2 := kubernetes.NewCluster(spec.KubernetesConfig{ConfigPath: os.Getenv("KUBECONFIG")})
 	b2 := c2.Open(ns, b.PodName(), "/workspace")
 	if p, err := b2.HelperPath(ctx); err != nil || p != hp {
 		t.Fatalf("helper path %q %v, want %s", p, err, hp)

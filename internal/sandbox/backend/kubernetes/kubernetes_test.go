@@ -1,6 +1,8 @@
 package kubernetes_test
 
 import (
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
+
 	"bytes"
 	"context"
 	"os"
@@ -28,11 +30,8 @@ func newWorkspace(t *testing.T, mutate func(*kubernetes.Spec)) (*kubernetes.Clus
 		need.Unavailable(t, "Kubernetes backend tests", incontainer.HelperEnv+" is not set (make test-kubernetes builds the helper and sets it)")
 	}
 	ns := kubetest.Namespace(t, cs, "sandbox-backend")
-	c := kubernetes.NewCluster(kubernetes.Config{ConfigPath: os.Getenv("KUBECONFIG")})
-	s := kubernetes.Spec{
-		WorkspaceID: uuid.NewString(), Namespace: ns, Image: kubetest.WorkspaceImage, ImagePullPolicy: "Never",
-		Root: "/workspace", StartTimeout: 2 * time.Minute,
-	}
+	c := kubernetes.NewCluster(spec.KubernetesConfig{ConfigPath: os.Getenv("KUBECONFIG")})
+	s := kubernetes.Spec{WorkspaceID: uuid.NewString(), Kubernetes: spec.Kubernetes{Namespace: ns, Image: kubetest.WorkspaceImage, ImagePullPolicy: "Never", Root: "/workspace", StartTimeout: 2 * time.Minute}}
 	if mutate != nil {
 		mutate(&s)
 	}
@@ -196,13 +195,10 @@ func TestKubernetesBackend_imageMissing(t *testing.T) {
 		need.Unavailable(t, "Kubernetes backend tests", incontainer.HelperEnv+" is not set")
 	}
 	ns := kubetest.Namespace(t, cs, "sandbox-backend")
-	c := kubernetes.NewCluster(kubernetes.Config{ConfigPath: os.Getenv("KUBECONFIG")})
+	c := kubernetes.NewCluster(spec.KubernetesConfig{ConfigPath: os.Getenv("KUBECONFIG")})
 	id := uuid.NewString()
 	start := time.Now()
-	_, err := c.Create(t.Context(), kubernetes.Spec{
-		WorkspaceID: id, Namespace: ns, Image: "localhost/no-such-image:1", ImagePullPolicy: "Never",
-		Root: "/workspace", StartTimeout: 2 * time.Minute,
-	})
+	_, err := c.Create(t.Context(), kubernetes.Spec{WorkspaceID: id, Kubernetes: spec.Kubernetes{Namespace: ns, Image: "localhost/no-such-image:1", ImagePullPolicy: "Never", Root: "/workspace", StartTimeout: 2 * time.Minute}})
 	if err == nil || !strings.Contains(err.Error(), "ErrImageNeverPull") {
 		t.Fatalf("want an error naming ErrImageNeverPull, got %v", err)
 	}

@@ -1,6 +1,8 @@
 package kubernetes
 
 import (
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
+
 	"strings"
 	"testing"
 
@@ -13,7 +15,7 @@ import (
 // labels would have is refused, naming it.
 func TestNotOwnPod(t *testing.T) {
 	const id = "4b49acc3-5106-4ecd-ab16-792facb88144"
-	s := Spec{WorkspaceID: id, Namespace: "ns", Image: "busybox", Root: "/workspace", Labels: map[string]string{"team": "evals"}}
+	s := Spec{WorkspaceID: id, Kubernetes: spec.Kubernetes{Namespace: "ns", Image: "busybox", Root: "/workspace", Labels: map[string]string{"team": "evals"}}}
 	own, err := s.pod("0123456789abcdef")
 	if err != nil {
 		t.Fatal(err)

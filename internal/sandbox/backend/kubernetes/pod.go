@@ -1,6 +1,8 @@
 package kubernetes
 
 import (
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
+
 	"context"
 	"fmt"
 	"sort"
@@ -12,8 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/fshelper"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/incontainer"
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/fshelper"
 )
 
 // Kind is the value returned by Backend.Kind.
@@ -31,39 +33,13 @@ const (
 // DefaultStartTimeout bounds how long Create waits for the pod to run.
 const DefaultStartTimeout = 3 * time.Minute
 
-// Spec describes a pod workspace to create.
+// Spec is what Create makes a pod from: the declared workspace and the id
+// the engine gave it.
 type Spec struct {
+	spec.Kubernetes
 	// WorkspaceID is the workspace UUID the pod is labelled with; the pod
 	// and its Service are named PodName(WorkspaceID).
 	WorkspaceID string
-	// Namespace is the pod's namespace (it must exist).
-	Namespace string
-	// Image and ImagePullPolicy ("Always", "IfNotPresent", "Never"; ""
-	// for the cluster's default) are the container's.
-	Image, ImagePullPolicy string
-	// Labels are added to the pod (and the Service).
-	Labels map[string]string
-	// ServiceAccount, NodeSelector and RuntimeClassName go to the pod spec.
-	ServiceAccount   string
-	NodeSelector     map[string]string
-	RuntimeClassName string
-	// Requests and Limits are the container's resources ("cpu",
-	// "memory", "ephemeral-storage", ... to quantities).
-	Requests, Limits map[string]string
-	// Privileged runs the container privileged (FUSE mounts need it).
-	Privileged bool
-	// Root is the absolute workspace root, an emptyDir volume.
-	Root string
-	// Environment, ExposedPorts, Users and Groups are the manifest's.
-	Environment  map[string]string
-	ExposedPorts []int
-	Users        []sandbox.User
-	Groups       []sandbox.Group
-	// StartTimeout bounds the wait for the pod to run (0: the default).
-	StartTimeout time.Duration
-	// Expiry ends the pod at its deadline, and with on_expiry "remove"
-	// deletes it and its Service (expiry.go).
-	Expiry sandbox.Expiry
 }
 
 // PodName is the name of the pod (and Service) of a workspace UUID.

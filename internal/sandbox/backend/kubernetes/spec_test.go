@@ -1,6 +1,8 @@
 package kubernetes
 
 import (
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
+
 	"strings"
 	"testing"
 )
@@ -11,8 +13,7 @@ import (
 // pull policy or root, bad label keys and values, the provider's own
 // labels, bad service account and RuntimeClass names.
 func TestSpecValidate(t *testing.T) {
-	ok := Spec{Namespace: "agents", Image: "busybox", Root: "/workspace",
-		Requests: map[string]string{"cpu": "0.5", "memory": "64Mi"}, Limits: map[string]string{"cpu": "1", "memory": "1Gi"}}
+	ok := Spec{Kubernetes: spec.Kubernetes{Namespace: "agents", Image: "busybox", Root: "/workspace", Requests: map[string]string{"cpu": "0.5", "memory": "64Mi"}, Limits: map[string]string{"cpu": "1", "memory": "1Gi"}}}
 	if err := ok.Validate(); err != nil {
 		t.Fatalf("valid spec refused: %v", err)
 	}

@@ -1,6 +1,8 @@
 package kubernetes
 
 import (
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
+
 	"errors"
 	"fmt"
 	"path"
@@ -128,18 +130,9 @@ func (s Spec) Validate() error {
 	return nil
 }
 
-// FieldError is a Validate error about one setting: Field names it as the
-// kubernetes block does ("namespace", "resources", ...), or "root" and
-// "exposed_ports" of the workspace.
-type FieldError struct {
-	Field string
-	Err   error
+func fieldErr(field string, err error) error {
+	return &spec.KubernetesFieldError{Field: field, Err: err}
 }
-
-func (e *FieldError) Error() string { return e.Err.Error() }
-func (e *FieldError) Unwrap() error { return e.Err }
-
-func fieldErr(field string, err error) error { return &FieldError{Field: field, Err: err} }
 
 func resourceList(m map[string]string) (corev1.ResourceList, error) {
 	if len(m) == 0 {

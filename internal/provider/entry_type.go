@@ -18,17 +18,17 @@ type entryModelPtr[M any] interface {
 	common() *entryModel
 }
 
-// entryKind is what one entry resource (sandbox_dir, sandbox_file,
+// entryType is what one entry resource (sandbox_dir, sandbox_file,
 // sandbox_local_dir, sandbox_git_repo) adds to entryResource, which
 // implements Read, Delete, Import, Configure and the frame of plan and
 // apply once for all of them.
-type entryKind[P any] interface {
+type entryType[P any] interface {
 	// typeName is the resource type name without the provider's prefix.
 	typeName() string
 	// schema is the resource's schema (entryAttributes plus its own).
 	schema() schema.Schema
 	// makes is what the entry puts at its path, a file or a directory.
-	makes() workspace.EntryKind
+	makes() workspace.PathType
 	// render sets manifest_entry from m; cfg is the configuration, nil
 	// when m comes from state.
 	render(m, cfg P) error
@@ -58,7 +58,7 @@ type entryApply[P any] struct {
 	private       privateState
 }
 
-// Optional parts of an entry kind.
+// Optional parts of an entry type.
 type (
 	entryConfigValidators interface {
 		configValidators() []resource.ConfigValidator

@@ -1,14 +1,14 @@
 package provider
 
 import (
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
+
 	"context"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
 )
 
 // sameSizeKeepsState keeps the prior value of a size attribute in the plan
@@ -42,7 +42,7 @@ func sizeBytes(s string) (int64, error) {
 	if s == "-1" {
 		return -1, nil
 	}
-	return workspace.ParseDockerSize(s)
+	return spec.ParseDockerSize(s)
 }
 
 // planKeepsEndpoints keeps endpoints known when the workspace keeps its

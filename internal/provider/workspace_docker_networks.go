@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
+
 	"context"
 	"errors"
 	"fmt"
@@ -36,19 +38,6 @@ type networkModel struct {
 }
 
 var networkAttrTypes = map[string]attr.Type{"name": types.StringType, "aliases": types.SetType{ElemType: types.StringType}}
-
-var networkingAttrTypes = map[string]attr.Type{
-	"networks":    types.ListType{ElemType: types.ObjectType{AttrTypes: networkAttrTypes}},
-	"extra_hosts": types.MapType{ElemType: types.StringType},
-	"dns":         types.ListType{ElemType: types.StringType},
-}
-
-// withNetworkingTypes adds the network attributes' types to a docker
-// block's.
-func withNetworkingTypes(m map[string]attr.Type) map[string]attr.Type {
-	maps.Copy(m, networkingAttrTypes)
-	return m
-}
 
 var networksPath = dockerPath.AtName("networks")
 
@@ -86,7 +75,7 @@ func networkingAttributes() map[string]schema.Attribute {
 }
 
 // networking converts the model; unknown values make complete false.
-func (nm networkingModel) networking(ctx context.Context, diags *diag.Diagnostics) (n workspace.DockerNetworking, complete bool) {
+func (nm networkingModel) networking(ctx context.Context, diags *diag.Diagnostics) (n spec.DockerNetworking, complete bool) {
 	complete = !nm.Networks.IsUnknown() && !nm.ExtraHosts.IsUnknown() && !nm.DNS.IsUnknown()
 	var nws []networkModel
 	diags.Append(nm.Networks.ElementsAs(ctx, &nws, false)...)
@@ -95,7 +84,7 @@ func (nm networkingModel) networking(ctx context.Context, diags *diag.Diagnostic
 			complete = false
 			continue
 		}
-		d := workspace.DockerNetwork{Name: nw.Name.ValueString()}
+		d := spec.DockerNetwork{Name: nw.Name.ValueString()}
 		diags.Append(nw.Aliases.ElementsAs(ctx, &d.Aliases, false)...)
 		slices.Sort(d.Aliases)
 		n.Networks = append(n.Networks, d)
@@ -117,22 +106,22 @@ func validateNetworking(ctx context.Context, d dockerModel, diags *diag.Diagnost
 }
 
 // networksValue is the networks attribute of a setting read back.
-func networksValue(nws []workspace.DockerNetwork) attr.Value {
-	return objectList(networkAttrTypes, nws, func(nw workspace.DockerNetwork) map[string]attr.Value {
+func networksValue(nws []spec.DockerNetwork) attr.Value {
+	return objectList(networkAttrTypes, nws, func(nw spec.DockerNetwork) map[string]attr.Value {
 		return map[string]attr.Value{"name": types.StringValue(nw.Name), "aliases": stringsValue(nw.Aliases, true)}
 	})
 }
 
 // networkingValues are the network attributes of an imported container.
-func networkingValues(n workspace.DockerNetworking) map[string]attr.Value {
+func networkingValues(n spec.DockerNetworking) map[string]attr.Value {
 	return map[string]attr.Value{
 		"networks": networksValue(n.Networks), "extra_hosts": stringMapValue(n.ExtraHosts), "dns": stringsValue(n.DNS, false),
 	}
 }
 
 // sameNetworks compares networks by name and aliases, in any order.
-func sameNetworks(a, b []workspace.DockerNetwork) bool {
-	key := func(l []workspace.DockerNetwork) []string {
+func sameNetworks(a, b []spec.DockerNetwork) bool {
+	key := func(l []spec.DockerNetwork) []string {
 		var out []string
 		for _, n := range l {
 			out = append(out, n.Name+"\x00"+joinSorted(n.Aliases))
@@ -154,7 +143,7 @@ func joinSorted(l []string) string {
 // refreshNetworking sets, in the docker block of state, each network
 // attribute on which the container (info) disagrees to what it has, so the
 // plan shows the drift; attributes that agree keep their spelling.
-func refreshNetworking(ctx context.Context, block types.Object, info workspace.DockerInfo, diags *diag.Diagnostics) types.Object {
+func refreshNetworking(ctx context.Context, block types.Object, info spec.DockerInfo, diags *diag.Diagnostics) types.Object {
 	return patchDocker(ctx, block, diags, func(d dockerModel, set func(string, attr.Value)) {
 		have, _ := d.networking(ctx, &diag.Diagnostics{})
 		got, fresh := info.Networking, networkingValues(info.Networking)
@@ -233,10 +222,10 @@ func dockerBlocks(ctx context.Context, req resource.UpdateRequest, diags *diag.D
 	return state, plan, !diags.HasError()
 }
 
-// addMissingNetworkError reports a *workspace.MissingNetworkError on the
+// addMissingNetworkError reports a *spec.MissingNetworkError on the
 // network's name; it reports whether err was one.
 func addMissingNetworkError(diags *diag.Diagnostics, err error) bool {
-	var missing *workspace.MissingNetworkError
+	var missing *spec.MissingNetworkError
 	if !errors.As(err, &missing) {
 		return false
 	}

@@ -1,6 +1,8 @@
 package workspace
 
 import (
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
+
 	"context"
 	"path"
 	"strings"
@@ -9,35 +11,12 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/docker"
 )
 
-// VolumeSpec is a named Docker volume to create for the docker_volume
-// mount strategy (design/sdk-model.md §5.3, §5.6): Name (required), Driver ("" for
-// "local"), Options (driver options, which may hold credentials and are
-// never returned or shown in errors) and Labels. See docker.VolumeSpec.
-type VolumeSpec = docker.VolumeSpec
-
-// VolumeInfo is what InspectVolume reports: Name, Driver, Labels and
-// Exists; never the driver options. See docker.VolumeInfo.
-type VolumeInfo = docker.VolumeInfo
-
-// VolumeMount attaches an existing named volume to a docker workspace at
-// creation: Name, Target (absolute in the container, not the root nor a
-// directory containing it) and ReadOnly. See docker.VolumeMount.
-type VolumeMount = docker.VolumeMount
-
-// MissingVolumeError is returned by CreateDocker when a VolumeMount names
-// a volume the daemon does not have; Name says which.
-type MissingVolumeError = docker.MissingVolumeError
-
-// VolumeMountError is a refused volume mount; Index is its position in
-// the list given to ValidateVolumeMounts.
-type VolumeMountError = docker.VolumeMountError
-
 // ValidateVolumeMounts checks the volume mounts of a docker workspace
 // whose root is root, as CreateDocker will: non-empty names; absolute,
 // clean targets, each used once, neither the root nor a directory
 // containing it. The first problem is a *VolumeMountError. Nothing is
 // contacted.
-func ValidateVolumeMounts(root string, vols []VolumeMount) error {
+func ValidateVolumeMounts(root string, vols []spec.VolumeMount) error {
 	return docker.ValidateVolumes(root, vols)
 }
 
@@ -69,8 +48,8 @@ const LabelManaged = docker.LabelManaged
 // options is reused; one with a different driver or options is an error
 // naming the volume and the option names that differ. Option values are
 // redacted from every error.
-func (e *Engine) CreateVolume(ctx context.Context, spec VolumeSpec) error {
-	return e.docker.CreateVolume(ctx, spec)
+func (e *Engine) CreateVolume(ctx context.Context, v spec.DockerVolume) error {
+	return e.docker.CreateVolume(ctx, v)
 }
 
 // RemoveVolume removes the named volume. A missing volume is not an
@@ -82,6 +61,6 @@ func (e *Engine) RemoveVolume(ctx context.Context, name string) error {
 
 // InspectVolume reports whether the named volume exists, with its driver
 // and labels. A missing volume is Exists=false, not an error.
-func (e *Engine) InspectVolume(ctx context.Context, name string) (VolumeInfo, error) {
+func (e *Engine) InspectVolume(ctx context.Context, name string) (spec.DockerVolumeInfo, error) {
 	return e.docker.InspectVolume(ctx, name)
 }

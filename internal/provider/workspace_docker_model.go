@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
+
 	"context"
 	"maps"
 	"strings"
@@ -29,14 +31,6 @@ type dockerModel struct {
 	networkingModel
 }
 
-var dockerAttrTypes = withNetworkingTypes(withIsolationTypes(map[string]attr.Type{
-	"image": types.StringType, "pull_policy": types.StringType, "network_mode": types.StringType,
-	"labels": types.MapType{ElemType: types.StringType}, "fuse": types.BoolType,
-	"volumes":        types.ListType{ElemType: types.ObjectType{AttrTypes: volumeAttrTypes}},
-	"restart_policy": types.StringType,
-	"healthcheck":    types.ObjectType{AttrTypes: healthcheckAttrTypes},
-}))
-
 // reservedLabels are set by the provider on every workspace container.
 var reservedLabels = []string{"sandbox.workspace_id", "sandbox.root"}
 
@@ -61,7 +55,7 @@ func validateDocker(ctx context.Context, m workspaceModel, diags *diag.Diagnosti
 		}
 	}
 	if d.NetworkMode.ValueString() == "none" && !m.ExposedPorts.IsNull() && (m.ExposedPorts.IsUnknown() || len(m.ExposedPorts.Elements()) > 0) {
-		diags.AddAttributeError(path.Root("exposed_ports"), "Exposed ports need a network", workspace.NetworkNoneMessage)
+		diags.AddAttributeError(path.Root("exposed_ports"), "Exposed ports need a network", spec.NetworkNoneMessage)
 	}
 	root := m.Root.ValueString()
 	switch {
@@ -80,25 +74,25 @@ func validateDocker(ctx context.Context, m workspaceModel, diags *diag.Diagnosti
 }
 
 // dockerSpec builds the engine's spec from a planned model.
-func dockerSpec(ctx context.Context, m workspaceModel, diags *diag.Diagnostics) workspace.DockerSpec {
+func dockerSpec(ctx context.Context, m workspaceModel, diags *diag.Diagnostics) spec.Docker {
 	var d dockerModel
 	diags.Append(m.Docker.As(ctx, &d, basetypes.ObjectAsOptions{})...)
-	spec := workspace.DockerSpec{
+	s := spec.Docker{
 		Image: d.Image.ValueString(), PullPolicy: d.PullPolicy.ValueString(), NetworkMode: d.NetworkMode.ValueString(),
 		FUSE: d.FUSE.ValueBool(), Root: m.Root.ValueString(), ExposedPorts: ports(m), RestartPolicy: d.Restart.ValueString(),
 	}
-	diags.Append(d.Labels.ElementsAs(ctx, &spec.Labels, false)...)
-	spec.Healthcheck = healthcheckOf(ctx, d.Healthcheck, diags)
-	spec.WaitUntil = m.WaitUntil.ValueString()
-	spec.Isolation, _ = d.isolation(ctx, diags)
-	spec.Networking, _ = d.networking(ctx, diags)
-	spec.Grants, _, _ = workspaceGrants(ctx, m.ExtraPathGrants, diags)
+	diags.Append(d.Labels.ElementsAs(ctx, &s.Labels, false)...)
+	s.Healthcheck = healthcheckOf(ctx, d.Healthcheck, diags)
+	s.WaitUntil = m.WaitUntil.ValueString()
+	s.Isolation, _ = d.isolation(ctx, diags)
+	s.Networking, _ = d.networking(ctx, diags)
+	s.Grants, _, _ = workspaceGrants(ctx, m.ExtraPathGrants, diags)
 	if !d.Volumes.IsNull() {
-		spec.Volumes, _, _ = volumeMounts(ctx, d.Volumes, spec.Root, diags)
+		s.Volumes, _, _ = volumeMounts(ctx, d.Volumes, s.Root, diags)
 	}
 	mf := manifestSpec(ctx, m, diags)
-	spec.Environment, spec.Users, spec.Groups = mf.Environment, mf.Users, mf.Groups
-	return spec
+	s.Environment, s.Users, s.Groups = mf.Environment, mf.Users, mf.Groups
+	return s
 }
 
 // workspaceManifest is the manifest part of a planned workspace: what a
@@ -146,7 +140,7 @@ type groupModel struct {
 // dockerObject is the docker block as the daemon describes an imported
 // container whose workspace root is root; pull_policy is not recorded by
 // the daemon and stays null.
-func dockerObject(info workspace.DockerInfo, root string) types.Object {
+func dockerObject(info spec.DockerInfo, root string) types.Object {
 	labels := types.MapNull(types.StringType)
 	if len(info.Labels) > 0 {
 		vals := map[string]attr.Value{}
@@ -181,7 +175,7 @@ var groupAttrTypes = map[string]attr.Type{
 // importedSpec sets exposed_ports, environment, users and groups of an
 // imported docker workspace from what its container records, so the plan
 // after an import does not replace the container.
-func importedSpec(info workspace.DockerInfo, m *workspaceModel) {
+func importedSpec(info spec.DockerInfo, m *workspaceModel) {
 	importedManifest(info.ExposedPorts, info.Environment, info.Users, info.Groups, m)
 }
 

@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
+
 	"context"
 	"errors"
 	"strings"
@@ -145,13 +147,13 @@ func (kubernetesKind) validate(ctx context.Context, m workspaceModel, cfg tfsdk.
 			"kubernetes workspaces take no write-only environment yet. Give secrets to commands with "+
 				"sandbox_command.environment_wo, or to files with sandbox_file.content_wo.")
 	}
-	spec := kubeSpec(ctx, m, b, diags)
+	ks := kubeSpec(ctx, m, b, diags)
 	if diags.HasError() || b.Resources.IsUnknown() {
 		return
 	}
-	if err := workspace.CheckKubernetesSpec(spec); err != nil {
+	if err := workspace.CheckKubernetesSpec(ks); err != nil {
 		p := at
-		var fe *workspace.KubernetesFieldError
+		var fe *spec.KubernetesFieldError
 		if errors.As(err, &fe) {
 			switch fe.Field {
 			case "root", "exposed_ports":
@@ -166,7 +168,7 @@ func (kubernetesKind) validate(ctx context.Context, m workspaceModel, cfg tfsdk.
 
 // kubeSpec is the engine's spec of the configuration (unknown values are
 // left empty).
-func kubeSpec(ctx context.Context, m workspaceModel, b kubernetesBlockModel, diags *diag.Diagnostics) workspace.KubernetesSpec {
+func kubeSpec(ctx context.Context, m workspaceModel, b kubernetesBlockModel, diags *diag.Diagnostics) spec.Kubernetes {
 	strs := func(mv types.Map) map[string]string {
 		if mv.IsNull() || mv.IsUnknown() {
 			return nil
@@ -175,7 +177,7 @@ func kubeSpec(ctx context.Context, m workspaceModel, b kubernetesBlockModel, dia
 		diags.Append(mv.ElementsAs(ctx, &out, false)...)
 		return out
 	}
-	spec := workspace.KubernetesSpec{
+	ks := spec.Kubernetes{
 		Namespace: b.Namespace.ValueString(), Image: b.Image.ValueString(), ImagePullPolicy: b.ImagePullPolicy.ValueString(),
 		Labels: strs(b.Labels), ServiceAccount: b.ServiceAccount.ValueString(), NodeSelector: strs(b.NodeSelector),
 		RuntimeClassName: b.RuntimeClassName.ValueString(), Root: m.Root.ValueString(),
@@ -184,16 +186,16 @@ func kubeSpec(ctx context.Context, m workspaceModel, b kubernetesBlockModel, dia
 	if !b.Resources.IsNull() && !b.Resources.IsUnknown() {
 		attrs := b.Resources.Attributes()
 		if r, ok := attrs["requests"].(types.Map); ok {
-			spec.Requests = strs(r)
+			ks.Requests = strs(r)
 		}
 		if l, ok := attrs["limits"].(types.Map); ok {
-			spec.Limits = strs(l)
+			ks.Limits = strs(l)
 		}
 	}
 	if d, err := time.ParseDuration(b.StartTimeout.ValueString()); err == nil {
-		spec.StartTimeout = d
+		ks.StartTimeout = d
 	}
-	return spec
+	return ks
 }
 
 // modifyPlan refuses a new pod workspace when the provider's cluster
@@ -211,14 +213,14 @@ func (kubernetesKind) modifyPlan(_ context.Context, eng *workspace.Engine, req r
 }
 
 func (kubernetesKind) create(ctx context.Context, eng *workspace.Engine, m workspaceModel, _ tfsdk.Config, private privateSetter, diags *diag.Diagnostics) *workspace.Workspace {
-	spec := kubeSpec(ctx, m, kubeBlock(ctx, m.Kubernetes, diags), diags)
+	ks := kubeSpec(ctx, m, kubeBlock(ctx, m.Kubernetes, diags), diags)
 	mf := manifestSpec(ctx, m, diags)
-	spec.Environment, spec.ExposedPorts, spec.Users, spec.Groups = mf.Environment, mf.ExposedPorts, mf.Users, mf.Groups
-	spec.Expiry = newExpiry(m, diags)
+	ks.Environment, ks.ExposedPorts, ks.Users, ks.Groups = mf.Environment, mf.ExposedPorts, mf.Users, mf.Groups
+	ks.Expiry = newExpiry(m, diags)
 	if diags.HasError() {
 		return nil
 	}
-	w, err := eng.CreateKubernetes(ctx, spec)
+	w, err := eng.CreateKubernetes(ctx, ks)
 	if err != nil {
 		addEngineAttributeError(diags, path.Root("kubernetes"), "Creating the pod failed", err)
 		return nil
@@ -265,7 +267,7 @@ func (kubernetesKind) observe(ctx context.Context, eng *workspace.Engine, w *wor
 // kubeObject is the block of a pod read back as info; quantities keep the
 // prior spelling when they are the same amount, and start_timeout (not a
 // property of the pod) stays as configured.
-func kubeObject(info workspace.KubernetesInfo, prior kubernetesBlockModel, podName string) types.Object {
+func kubeObject(info spec.Kubernetes, prior kubernetesBlockModel, podName string) types.Object {
 	str := func(s string) types.String {
 		if s == "" {
 			return types.StringNull()

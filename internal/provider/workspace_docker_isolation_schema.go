@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
+
 	"context"
 	"strings"
 
@@ -15,8 +17,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
-
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
 )
 
 const (
@@ -43,7 +43,7 @@ func isolationAttributes() map[string]schema.Attribute {
 	flag := func(def bool, desc string) schema.BoolAttribute {
 		return schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(def), MarkdownDescription: desc}
 	}
-	baseline := "`" + strings.Join(workspace.DockerBaselineCaps, "`, `") + "`"
+	baseline := "`" + strings.Join(spec.DockerBaselineCaps, "`, `") + "`"
 	size := func(desc string) schema.StringAttribute {
 		a := str(desc)
 		a.PlanModifiers = []planmodifier.String{sameSizeKeepsState{}}

@@ -14,7 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
-// Unit tests of the provider's glue, without Terraform: the custom
+// Unit tests of the provider's schema helpers, without Terraform: the custom
 // permissions type, the validators and plan modifiers, import-ID parsing.
 
 func TestPermissionsValue_semanticEquality(t *testing.T) {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -16,7 +15,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
@@ -220,67 +218,4 @@ func (r *workspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 		Blocks: withTimeouts(kindBlocks()),
 	}
 	maps.Copy(resp.Schema.Attributes, expiryAttributes())
-}
-
-func dockerBlockSchema() schema.SingleNestedBlock {
-	b := schema.SingleNestedBlock{
-		MarkdownDescription: "Selects the docker backend: the workspace is a directory inside a container kept running with " +
-			"`tail -f /dev/null`, on the daemon of the provider's `docker_host` settings. Conflicts with `local`. " +
-			"[Details](#docker-backend).",
-		PlanModifiers: []planmodifier.Object{replaceWhenAddedOrRemoved{}, replaceIfIsolationChanges{}},
-		Attributes: map[string]schema.Attribute{
-			"image": schema.StringAttribute{
-				Optional: true,
-				MarkdownDescription: "Image reference, e.g. `python:3.12-slim` or `registry.example:5000/team/agent:1.4`. " +
-					"Required in a `docker` block. Any image with `tail` and `sh` works. Changing it replaces the workspace.",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-			},
-			"pull_policy": schema.StringAttribute{
-				Optional: true,
-				MarkdownDescription: "When to pull the image: `\"missing\"` (default; only when the daemon lacks it; the plan warns), " +
-					"`\"always\"` (before every creation) or `\"never\"` (a missing image fails the plan on `image`). Plans only " +
-					"inspect. Pull errors (unknown tag, denied access) fail the apply with the daemon's message. Used at creation only.",
-				Validators: []validator.String{stringvalidator.OneOf("missing", "always", "never")},
-			},
-			"network_mode": schema.StringAttribute{
-				Optional: true,
-				MarkdownDescription: "Network of the container: unset for the daemon's default, `\"none\"` for no network " +
-					"(then `exposed_ports` must be empty, as the Python SDK requires), or the name of a Docker network. Changing " +
-					"it replaces the workspace.",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-				Validators:    []validator.String{stringvalidator.LengthAtLeast(1)},
-			},
-			"labels": schema.MapAttribute{
-				Optional:    true,
-				ElementType: types.StringType,
-				MarkdownDescription: "Labels of the container (the Python SDK's `labels`). `sandbox.workspace_id` and " +
-					"`sandbox.root` are set by the provider and cannot be given. Changing them replaces the workspace.",
-				PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplaceIf(replaceMapIfChanged,
-					"Changing it replaces the workspace.", "Changing it replaces the workspace.")},
-			},
-			"fuse": schema.BoolAttribute{
-				Optional: true,
-				MarkdownDescription: "Grant FUSE to the container for in-container mounts, as the Python SDK does: device " +
-					"`/dev/fuse`, capability `SYS_ADMIN` and `apparmor:unconfined`. Default `false`. Changing it replaces " +
-					"the workspace.",
-				PlanModifiers: []planmodifier.Bool{boolplanmodifier.RequiresReplaceIf(replaceBoolIfChanged,
-					"Changing it replaces the workspace.", "Changing it replaces the workspace.")},
-			},
-			"volumes": volumesSchema(),
-			"restart_policy": schema.StringAttribute{
-				Optional: true,
-				Computed: true,
-				Default:  stringdefault.StaticString("no"),
-				MarkdownDescription: "Docker restart policy of the container: `\"no\"` (default), `\"on-failure\"`, " +
-					"`\"unless-stopped\"` or `\"always\"`. With `always` and `unless-stopped` the daemon starts the container " +
-					"again after a daemon restart; `started_at` then changes. Changing it replaces the workspace.",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-				Validators:    []validator.String{stringvalidator.OneOf("no", "on-failure", "unless-stopped", "always")},
-			},
-		},
-	}
-	b.Blocks = map[string]schema.Block{"healthcheck": healthcheckBlock()}
-	maps.Copy(b.Attributes, isolationAttributes())
-	maps.Copy(b.Attributes, networkingAttributes())
-	return b
 }

@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
+
 	"context"
 	"errors"
 	"fmt"
@@ -105,7 +107,7 @@ func (volumePathValidator) ValidateString(_ context.Context, req validator.Strin
 // volumeMounts resolves the known elements of a volumes list against
 // root; idx[i] is the list index of mounts[i]. complete is false when an
 // element (or the list) is unknown.
-func volumeMounts(ctx context.Context, list types.List, root string, diags *diag.Diagnostics) (mounts []workspace.VolumeMount, idx []int, complete bool) {
+func volumeMounts(ctx context.Context, list types.List, root string, diags *diag.Diagnostics) (mounts []spec.VolumeMount, idx []int, complete bool) {
 	if list.IsUnknown() {
 		return nil, nil, false
 	}
@@ -122,7 +124,7 @@ func volumeMounts(ctx context.Context, list types.List, root string, diags *diag
 			complete = false // reported by volumePathValidator
 			continue
 		}
-		mounts = append(mounts, workspace.VolumeMount{Name: v.VolumeName.ValueString(), Target: target, ReadOnly: v.ReadOnly.ValueBool()})
+		mounts = append(mounts, spec.VolumeMount{Name: v.VolumeName.ValueString(), Target: target, ReadOnly: v.ReadOnly.ValueBool()})
 		idx = append(idx, i)
 	}
 	return mounts, idx, complete
@@ -139,10 +141,10 @@ func validateVolumes(ctx context.Context, list types.List, root string, diags *d
 	addVolumeMountError(diags, workspace.ValidateVolumeMounts(root, mounts), idx)
 }
 
-// addVolumeMountError reports a *workspace.VolumeMountError on its path;
+// addVolumeMountError reports a *spec.VolumeMountError on its path;
 // it reports whether err was one.
 func addVolumeMountError(diags *diag.Diagnostics, err error, idx []int) bool {
-	var vme *workspace.VolumeMountError
+	var vme *spec.VolumeMountError
 	if !errors.As(err, &vme) || vme.Index >= len(idx) {
 		return false
 	}
@@ -152,10 +154,10 @@ func addVolumeMountError(diags *diag.Diagnostics, err error, idx []int) bool {
 
 // addCreateDockerError reports a failed container creation, on the volume
 // at fault when there is one.
-func addCreateDockerError(diags *diag.Diagnostics, spec workspace.DockerSpec, err error) {
-	var missing *workspace.MissingVolumeError
+func addCreateDockerError(diags *diag.Diagnostics, s spec.Docker, err error) {
+	var missing *spec.MissingVolumeError
 	if errors.As(err, &missing) {
-		for i, v := range spec.Volumes {
+		for i, v := range s.Volumes {
 			if v.Name == missing.Name {
 				diags.AddAttributeError(volumesPath.AtListIndex(i).AtName("volume_name"), "Volume not found",
 					err.Error()+". Reference the volume of a mount resource, as volume_name = sandbox_s3_mount.x.volume_name, "+
@@ -164,11 +166,11 @@ func addCreateDockerError(diags *diag.Diagnostics, spec workspace.DockerSpec, er
 			}
 		}
 	}
-	idx := make([]int, max(len(spec.Volumes), len(spec.Grants)))
+	idx := make([]int, max(len(s.Volumes), len(s.Grants)))
 	for i := range idx {
 		idx[i] = i
 	}
-	if addVolumeMountError(diags, err, idx[:len(spec.Volumes)]) || addGrantError(diags, err, idx[:len(spec.Grants)]) ||
+	if addVolumeMountError(diags, err, idx[:len(s.Volumes)]) || addGrantError(diags, err, idx[:len(s.Grants)]) ||
 		addMissingNetworkError(diags, err) || addIsolationError(diags, "Creating the container workspace failed", err) {
 		return
 	}
@@ -199,8 +201,8 @@ func replaceIfVolumesDiffer(ctx context.Context, req planmodifier.ListRequest, r
 
 // volumesList is the volumes attribute of an imported container: a target
 // below the root in relative form, others absolute; null when none.
-func volumesList(vols []workspace.VolumeMount, root string) types.List {
-	return objectList(volumeAttrTypes, vols, func(v workspace.VolumeMount) map[string]attr.Value {
+func volumesList(vols []spec.VolumeMount, root string) types.List {
+	return objectList(volumeAttrTypes, vols, func(v spec.VolumeMount) map[string]attr.Value {
 		p := v.Target
 		if rel, ok := strings.CutPrefix(v.Target, strings.TrimSuffix(root, "/")+"/"); ok && rel != "" {
 			p = rel

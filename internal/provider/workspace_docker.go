@@ -14,8 +14,11 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
 )
 
-// dockerKind is `docker { ... }`: a directory inside a container (the block
-// itself is in workspace_resource_docker.go).
+// dockerKind is `docker { ... }`: a directory inside a container. The
+// docker slice is the workspace_docker*.go files: the block's schema
+// (workspace_docker_schema.go, with isolation and networks in theirs), its
+// model and the spec.Docker it becomes (workspace_docker_model.go), and the
+// plan checks against the daemon (workspace_docker_image_plan.go).
 type dockerKind struct{}
 
 func (dockerKind) name() string                           { return "docker" }

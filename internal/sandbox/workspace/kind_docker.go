@@ -1,13 +1,15 @@
 package workspace
 
 import (
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
+
 	"context"
 	"errors"
 	"fmt"
 	"path"
 	"strings"
 
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/fshelper"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/fshelper"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/mount"
 
 	"github.com/google/uuid"
@@ -20,78 +22,24 @@ import (
 // given, the Python SDK's default manifest root.
 const DefaultDockerRoot = "/workspace"
 
-// DockerSpec describes a docker workspace to create (design/sdk-model.md §6.2).
-type DockerSpec struct {
-	// Image, PullPolicy, NetworkMode, Labels and FUSE are the container
-	// options; see docker.Spec.
-	Image, PullPolicy, NetworkMode string
-	Labels                         map[string]string
-	FUSE                           bool
-	// RestartPolicy is Docker's restart policy name ("" for "no").
-	RestartPolicy string
-	// Root is the absolute root inside the container, "" for
-	// DefaultDockerRoot.
-	Root string
-	// Environment, ExposedPorts, Users and Groups are the manifest's.
-	Environment  map[string]string
-	ExposedPorts []int
-	Users        []sandbox.User
-	Groups       []sandbox.Group
-	// SecretEnvironment is added to the container environment but never
-	// read back as Environment (see docker.Spec.SecretEnvironment); its
-	// values are redacted from creation errors and from command output.
-	SecretEnvironment map[string]string
-	// Volumes are existing named volumes mounted into the container at
-	// creation, each at an absolute target (see VolumeMount). A volume the
-	// daemon does not have fails the creation with a *MissingVolumeError.
-	Volumes []VolumeMount
-	// Isolation holds the container's limits and hardening (see
-	// DockerIsolation).
-	Isolation DockerIsolation
-	// Networking holds the networks the container joins, its extra hosts
-	// and DNS servers (see DockerNetworking); a missing network fails the
-	// creation with a *MissingNetworkError.
-	Networking DockerNetworking
-	// Grants are the workspace's path grants; those with a host_path are
-	// bind-mounted (see docker.Spec.Grants). A missing host path fails the
-	// creation with a *MissingHostPathError.
-	Grants []sandbox.PathGrant
-	// Expiry stops (or removes) the container at its deadline (see
-	// docker.Spec.Expiry).
-	Expiry sandbox.Expiry
-	// Healthcheck is the container's health check (nil for none).
-	Healthcheck *Healthcheck
-	// WaitUntil is WaitStarted ("" too) or WaitHealthy, recorded on the
-	// container for import (the caller waits, with WaitHealthy).
-	WaitUntil string
-}
-
 // CreateDocker creates a container workspace with a new id: the image is
 // pulled as the policy says, the container started and kept alive with
 // its volumes mounted, the root created, and users and groups provisioned
 // (design/sdk-model.md §4.1). The container is removed again if any step fails.
-func (e *Engine) CreateDocker(ctx context.Context, spec DockerSpec) (*Workspace, error) {
+func (e *Engine) CreateDocker(ctx context.Context, s spec.Docker) (*Workspace, error) {
 	id := uuid.NewString()
-	root := spec.Root
-	if root == "" {
-		root = DefaultDockerRoot
+	if s.Root == "" {
+		s.Root = DefaultDockerRoot
 	}
-	if !path.IsAbs(root) || path.Clean(root) != root {
-		return nil, fmt.Errorf("workspace root %q must be an absolute, clean POSIX path", root)
+	if !path.IsAbs(s.Root) || path.Clean(s.Root) != s.Root {
+		return nil, fmt.Errorf("workspace root %q must be an absolute, clean POSIX path", s.Root)
 	}
-	b, err := e.docker.Create(ctx, docker.Spec{
-		WorkspaceID: id, Image: spec.Image, PullPolicy: spec.PullPolicy, NetworkMode: spec.NetworkMode,
-		Labels: spec.Labels, FUSE: spec.FUSE, RestartPolicy: spec.RestartPolicy, Root: root, Environment: spec.Environment,
-		SecretEnvironment: spec.SecretEnvironment,
-		ExposedPorts:      spec.ExposedPorts, Users: spec.Users, Groups: spec.Groups, Volumes: spec.Volumes,
-		Isolation: spec.Isolation, Networking: spec.Networking, Grants: spec.Grants, Expiry: spec.Expiry,
-		Healthcheck: spec.Healthcheck, WaitUntil: spec.WaitUntil,
-	})
+	b, err := e.docker.Create(ctx, docker.Spec{Docker: s, WorkspaceID: id})
 	if err != nil {
-		return nil, envSecrets(spec.SecretEnvironment).Error(err)
+		return nil, envSecrets(s.SecretEnvironment).Error(err)
 	}
-	return &Workspace{ID: DockerID(id), UUID: id, Kind: docker.Kind, Root: root, ContainerID: b.ContainerID(), Running: true,
-		StartedAt: b.StartedAt(ctx), Expiry: spec.Expiry, Backend: b, drv: e.drivers[docker.Kind], eng: e}, nil
+	return &Workspace{ID: DockerID(id), UUID: id, Kind: docker.Kind, Root: s.Root, ContainerID: b.ContainerID(), Running: true,
+		StartedAt: b.StartedAt(ctx), Expiry: s.Expiry, Backend: b, drv: e.drivers[docker.Kind], eng: e}, nil
 }
 
 // AdoptDocker finds the docker workspace whose container is labelled with
@@ -124,24 +72,14 @@ type DockerHostConfig = docker.HostConfig
 // daemon: the host URL's form and the TLS material (a CA is required).
 func CheckDockerHost(c DockerHostConfig) error { return c.Check() }
 
-// DockerInfo is what the daemon reports of a workspace container, for
-// import: the image it runs, its network mode ("" for the default), the
-// labels it was given (without the provider's own) and whether it has the
-// FUSE grant.
-type DockerInfo = docker.Info
-
 // DescribeDocker reads DockerInfo of a docker workspace.
-func (e *Engine) DescribeDocker(ctx context.Context, w *Workspace) (DockerInfo, error) {
+func (e *Engine) DescribeDocker(ctx context.Context, w *Workspace) (spec.DockerInfo, error) {
 	b, ok := w.Backend.(*docker.Backend)
 	if !ok {
-		return DockerInfo{}, fmt.Errorf("workspace %s is not a docker workspace", w.ID)
+		return spec.DockerInfo{}, fmt.Errorf("workspace %s is not a docker workspace", w.ID)
 	}
 	return b.Describe(ctx)
 }
-
-// NetworkNoneMessage is the Python SDK's refusal of exposed ports on a container
-// without a network (design/sdk-model.md §6.2).
-const NetworkNoneMessage = docker.NetworkNoneMessage
 
 // DockerDaemonID returns the id of the Docker daemon the provider is
 // configured for, so that a workspace created on another daemon is refused

@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
+
 	"context"
 	"errors"
 	"fmt"
@@ -36,28 +38,12 @@ type isolationModel struct {
 	Runtime         types.String  `tfsdk:"runtime"`
 }
 
-var isolationAttrTypes = map[string]attr.Type{
-	"memory": types.StringType, "memory_swap": types.StringType, "cpus": types.Float64Type, "pids_limit": types.Int64Type,
-	"disk": types.StringType, "shm_size": types.StringType, "tmpfs": types.MapType{ElemType: types.StringType},
-	"ulimits": types.MapType{ElemType: types.StringType}, "no_new_privileges": types.BoolType,
-	"cap_add": types.SetType{ElemType: types.StringType}, "cap_drop": types.SetType{ElemType: types.StringType},
-	"read_only_rootfs": types.BoolType, "security_opt": types.ListType{ElemType: types.StringType},
-	"init": types.BoolType, "user": types.StringType, "runtime": types.StringType,
-}
-
-// withIsolationTypes adds the isolation attributes' types to a docker
-// block's.
-func withIsolationTypes(m map[string]attr.Type) map[string]attr.Type {
-	maps.Copy(m, isolationAttrTypes)
-	return m
-}
-
 var dockerPath = path.Root("docker")
 
 // isolation converts the model to the engine's settings. Bad values are
 // reported on their attribute; unknown ones are skipped and make complete
 // false.
-func (im isolationModel) isolation(ctx context.Context, diags *diag.Diagnostics) (iso workspace.DockerIsolation, complete bool) {
+func (im isolationModel) isolation(ctx context.Context, diags *diag.Diagnostics) (iso spec.DockerIsolation, complete bool) {
 	complete = true
 	size := func(name string, v types.String) int64 {
 		if v.IsUnknown() {
@@ -66,7 +52,7 @@ func (im isolationModel) isolation(ctx context.Context, diags *diag.Diagnostics)
 		if v.IsNull() || v.IsUnknown() {
 			return 0
 		}
-		n, err := workspace.ParseDockerSize(v.ValueString())
+		n, err := spec.ParseDockerSize(v.ValueString())
 		if name == "memory_swap" && v.ValueString() == "-1" {
 			return -1
 		}
@@ -81,7 +67,7 @@ func (im isolationModel) isolation(ctx context.Context, diags *diag.Diagnostics)
 	}
 	iso.Memory, iso.MemorySwap = size("memory", im.Memory), size("memory_swap", im.MemorySwap)
 	iso.Disk, iso.ShmSize = size("disk", im.Disk), size("shm_size", im.ShmSize)
-	iso.NanoCPUs = workspace.DockerCPUs(im.CPUs.ValueFloat64())
+	iso.NanoCPUs = spec.DockerCPUs(im.CPUs.ValueFloat64())
 	if iso.PidsLimit = im.PidsLimit.ValueInt64(); iso.PidsLimit < 0 {
 		iso.PidsLimit = 0 // -1: no limit
 	}
@@ -95,13 +81,13 @@ func (im isolationModel) isolation(ctx context.Context, diags *diag.Diagnostics)
 	var ulimits map[string]string
 	diags.Append(im.Ulimits.ElementsAs(ctx, &ulimits, false)...)
 	for _, name := range slices.Sorted(maps.Keys(ulimits)) {
-		u, err := workspace.ParseDockerUlimit(name, ulimits[name])
+		u, err := spec.ParseDockerUlimit(name, ulimits[name])
 		if err != nil {
 			diags.AddAttributeError(dockerPath.AtName("ulimits").AtMapKey(name), "Invalid ulimit", err.Error())
 			continue
 		}
 		if iso.Ulimits == nil {
-			iso.Ulimits = map[string]workspace.DockerUlimit{}
+			iso.Ulimits = map[string]spec.DockerUlimit{}
 		}
 		iso.Ulimits[name] = u
 	}
@@ -109,7 +95,7 @@ func (im isolationModel) isolation(ctx context.Context, diags *diag.Diagnostics)
 		var raw, out []string
 		diags.Append(set.ElementsAs(ctx, &raw, false)...)
 		for _, c := range raw {
-			n, err := workspace.NormalizeDockerCap(c)
+			n, err := spec.NormalizeDockerCap(c)
 			if err != nil {
 				diags.AddAttributeError(dockerPath.AtName(name), "Unknown capability", err.Error())
 				continue
@@ -123,10 +109,10 @@ func (im isolationModel) isolation(ctx context.Context, diags *diag.Diagnostics)
 	return iso, complete
 }
 
-// addIsolationError reports a *workspace.DockerFieldError on its
+// addIsolationError reports a *spec.DockerFieldError on its
 // attribute; it reports whether err was one.
 func addIsolationError(diags *diag.Diagnostics, summary string, err error) bool {
-	var fe *workspace.DockerFieldError
+	var fe *spec.DockerFieldError
 	if !errors.As(err, &fe) {
 		return false
 	}
@@ -142,7 +128,7 @@ func validateIsolation(ctx context.Context, d dockerModel, m workspaceModel, roo
 	if local.HasError() || !complete || root == "" || d.Volumes.IsUnknown() || m.Users.IsUnknown() || m.Groups.IsUnknown() {
 		return
 	}
-	var vols []workspace.VolumeMount
+	var vols []spec.VolumeMount
 	if !d.Volumes.IsNull() {
 		vols, _, _ = volumeMounts(ctx, d.Volumes, root, &local)
 	}
@@ -154,15 +140,15 @@ func validateIsolation(ctx context.Context, d dockerModel, m workspaceModel, roo
 // and its value from a setting read back from the daemon.
 type isoField struct {
 	name  string
-	same  func(a, b workspace.DockerIsolation) bool
-	value func(workspace.DockerIsolation) attr.Value
+	same  func(a, b spec.DockerIsolation) bool
+	value func(spec.DockerIsolation) attr.Value
 }
 
 func sizeValue(n int64) attr.Value {
 	if n == 0 {
 		return types.StringNull()
 	}
-	return types.StringValue(workspace.FormatDockerSize(n))
+	return types.StringValue(spec.FormatDockerSize(n))
 }
 
 func stringMapValue(m map[string]string) attr.Value {
@@ -192,14 +178,14 @@ func stringsValue(l []string, set bool) attr.Value {
 	return types.ListValueMust(types.StringType, vals)
 }
 
-func swapOf(iso workspace.DockerIsolation) int64 {
+func swapOf(iso spec.DockerIsolation) int64 {
 	if iso.MemorySwap == 0 {
 		return iso.Memory
 	}
 	return iso.MemorySwap
 }
 
-func shmOf(iso workspace.DockerIsolation) int64 {
+func shmOf(iso spec.DockerIsolation) int64 {
 	if iso.ShmSize == 0 {
 		return 64 << 20
 	}
@@ -209,66 +195,66 @@ func shmOf(iso workspace.DockerIsolation) int64 {
 // isoFields lists every isolation attribute; fuse tells whether SYS_ADMIN
 // comes with the FUSE grant.
 func isoFields(fuse bool) []isoField {
-	caps := func(a, b workspace.DockerIsolation) bool {
-		aa, ad := workspace.CanonicalDockerCaps(a.CapAdd, a.CapDrop, fuse)
-		ba, bd := workspace.CanonicalDockerCaps(b.CapAdd, b.CapDrop, fuse)
+	caps := func(a, b spec.DockerIsolation) bool {
+		aa, ad := spec.CanonicalDockerCaps(a.CapAdd, a.CapDrop, fuse)
+		ba, bd := spec.CanonicalDockerCaps(b.CapAdd, b.CapDrop, fuse)
 		return slices.Equal(aa, ba) && slices.Equal(ad, bd)
 	}
 	sorted := func(l []string) []string { return slices.Sorted(slices.Values(l)) }
 	return []isoField{
-		{"memory", func(a, b workspace.DockerIsolation) bool { return a.Memory == b.Memory },
-			func(i workspace.DockerIsolation) attr.Value { return sizeValue(i.Memory) }},
-		{"memory_swap", func(a, b workspace.DockerIsolation) bool { return swapOf(a) == swapOf(b) },
-			func(i workspace.DockerIsolation) attr.Value { return sizeValue(i.MemorySwap) }},
-		{"cpus", func(a, b workspace.DockerIsolation) bool { return a.NanoCPUs == b.NanoCPUs },
-			func(i workspace.DockerIsolation) attr.Value {
+		{"memory", func(a, b spec.DockerIsolation) bool { return a.Memory == b.Memory },
+			func(i spec.DockerIsolation) attr.Value { return sizeValue(i.Memory) }},
+		{"memory_swap", func(a, b spec.DockerIsolation) bool { return swapOf(a) == swapOf(b) },
+			func(i spec.DockerIsolation) attr.Value { return sizeValue(i.MemorySwap) }},
+		{"cpus", func(a, b spec.DockerIsolation) bool { return a.NanoCPUs == b.NanoCPUs },
+			func(i spec.DockerIsolation) attr.Value {
 				if i.NanoCPUs == 0 {
 					return types.Float64Null()
 				}
 				return types.Float64Value(float64(i.NanoCPUs) / 1e9)
 			}},
-		{"pids_limit", func(a, b workspace.DockerIsolation) bool { return a.PidsLimit == b.PidsLimit },
-			func(i workspace.DockerIsolation) attr.Value {
+		{"pids_limit", func(a, b spec.DockerIsolation) bool { return a.PidsLimit == b.PidsLimit },
+			func(i spec.DockerIsolation) attr.Value {
 				if i.PidsLimit == 0 {
 					return types.Int64Value(-1) // no limit
 				}
 				return types.Int64Value(i.PidsLimit)
 			}},
-		{"disk", func(a, b workspace.DockerIsolation) bool { return a.Disk == b.Disk },
-			func(i workspace.DockerIsolation) attr.Value { return sizeValue(i.Disk) }},
-		{"shm_size", func(a, b workspace.DockerIsolation) bool { return shmOf(a) == shmOf(b) },
-			func(i workspace.DockerIsolation) attr.Value { return sizeValue(i.ShmSize) }},
-		{"tmpfs", func(a, b workspace.DockerIsolation) bool { return maps.Equal(a.Tmpfs, b.Tmpfs) },
-			func(i workspace.DockerIsolation) attr.Value { return stringMapValue(i.Tmpfs) }},
-		{"ulimits", func(a, b workspace.DockerIsolation) bool { return maps.Equal(a.Ulimits, b.Ulimits) },
-			func(i workspace.DockerIsolation) attr.Value {
+		{"disk", func(a, b spec.DockerIsolation) bool { return a.Disk == b.Disk },
+			func(i spec.DockerIsolation) attr.Value { return sizeValue(i.Disk) }},
+		{"shm_size", func(a, b spec.DockerIsolation) bool { return shmOf(a) == shmOf(b) },
+			func(i spec.DockerIsolation) attr.Value { return sizeValue(i.ShmSize) }},
+		{"tmpfs", func(a, b spec.DockerIsolation) bool { return maps.Equal(a.Tmpfs, b.Tmpfs) },
+			func(i spec.DockerIsolation) attr.Value { return stringMapValue(i.Tmpfs) }},
+		{"ulimits", func(a, b spec.DockerIsolation) bool { return maps.Equal(a.Ulimits, b.Ulimits) },
+			func(i spec.DockerIsolation) attr.Value {
 				m := map[string]string{}
 				for k, u := range i.Ulimits {
 					m[k] = u.String()
 				}
 				return stringMapValue(m)
 			}},
-		{"no_new_privileges", func(a, b workspace.DockerIsolation) bool { return a.NoNewPrivileges == b.NoNewPrivileges },
-			func(i workspace.DockerIsolation) attr.Value { return types.BoolValue(i.NoNewPrivileges) }},
-		{"cap_add", caps, func(i workspace.DockerIsolation) attr.Value { return stringsValue(i.CapAdd, true) }},
-		{"cap_drop", caps, func(i workspace.DockerIsolation) attr.Value { return stringsValue(i.CapDrop, true) }},
-		{"read_only_rootfs", func(a, b workspace.DockerIsolation) bool { return a.ReadOnlyRootfs == b.ReadOnlyRootfs },
-			func(i workspace.DockerIsolation) attr.Value { return types.BoolValue(i.ReadOnlyRootfs) }},
-		{"security_opt", func(a, b workspace.DockerIsolation) bool {
+		{"no_new_privileges", func(a, b spec.DockerIsolation) bool { return a.NoNewPrivileges == b.NoNewPrivileges },
+			func(i spec.DockerIsolation) attr.Value { return types.BoolValue(i.NoNewPrivileges) }},
+		{"cap_add", caps, func(i spec.DockerIsolation) attr.Value { return stringsValue(i.CapAdd, true) }},
+		{"cap_drop", caps, func(i spec.DockerIsolation) attr.Value { return stringsValue(i.CapDrop, true) }},
+		{"read_only_rootfs", func(a, b spec.DockerIsolation) bool { return a.ReadOnlyRootfs == b.ReadOnlyRootfs },
+			func(i spec.DockerIsolation) attr.Value { return types.BoolValue(i.ReadOnlyRootfs) }},
+		{"security_opt", func(a, b spec.DockerIsolation) bool {
 			return slices.Equal(sorted(a.SecurityOpt), sorted(b.SecurityOpt))
 		},
-			func(i workspace.DockerIsolation) attr.Value { return stringsValue(i.SecurityOpt, false) }},
-		{"init", func(a, b workspace.DockerIsolation) bool { return a.Init == b.Init },
-			func(i workspace.DockerIsolation) attr.Value { return types.BoolValue(i.Init) }},
-		{"user", func(a, b workspace.DockerIsolation) bool { return a.User == b.User },
-			func(i workspace.DockerIsolation) attr.Value { return nullIfEmpty(i.User) }},
-		{"runtime", func(a, b workspace.DockerIsolation) bool { return a.Runtime == b.Runtime },
-			func(i workspace.DockerIsolation) attr.Value { return nullIfEmpty(i.Runtime) }},
+			func(i spec.DockerIsolation) attr.Value { return stringsValue(i.SecurityOpt, false) }},
+		{"init", func(a, b spec.DockerIsolation) bool { return a.Init == b.Init },
+			func(i spec.DockerIsolation) attr.Value { return types.BoolValue(i.Init) }},
+		{"user", func(a, b spec.DockerIsolation) bool { return a.User == b.User },
+			func(i spec.DockerIsolation) attr.Value { return nullIfEmpty(i.User) }},
+		{"runtime", func(a, b spec.DockerIsolation) bool { return a.Runtime == b.Runtime },
+			func(i spec.DockerIsolation) attr.Value { return nullIfEmpty(i.Runtime) }},
 	}
 }
 
 // isolationValues are the isolation attributes of an imported container.
-func isolationValues(iso workspace.DockerIsolation, fuse bool) map[string]attr.Value {
+func isolationValues(iso spec.DockerIsolation, fuse bool) map[string]attr.Value {
 	vals := map[string]attr.Value{}
 	for _, f := range isoFields(fuse) {
 		vals[f.name] = f.value(iso)
@@ -280,7 +266,7 @@ func isolationValues(iso workspace.DockerIsolation, fuse bool) map[string]attr.V
 // attribute on which the container (info) disagrees with it to what the
 // container has, so the plan shows the drift; attributes that agree keep
 // their spelling.
-func refreshIsolation(ctx context.Context, block types.Object, info workspace.DockerInfo, diags *diag.Diagnostics) types.Object {
+func refreshIsolation(ctx context.Context, block types.Object, info spec.DockerInfo, diags *diag.Diagnostics) types.Object {
 	return patchDocker(ctx, block, diags, func(d dockerModel, set func(string, attr.Value)) {
 		have, _ := d.isolation(ctx, &diag.Diagnostics{})
 		for _, f := range isoFields(info.FUSE) {
@@ -294,7 +280,7 @@ func refreshIsolation(ctx context.Context, block types.Object, info workspace.Do
 // liveLimits reports whether the limits Docker changes on a running
 // container (memory, memory_swap, cpus, pids_limit) differ between state
 // and plan.
-func liveLimits(a, b workspace.DockerIsolation) bool {
+func liveLimits(a, b spec.DockerIsolation) bool {
 	return a.Memory != b.Memory || swapOf(a) != swapOf(b) || a.NanoCPUs != b.NanoCPUs || a.PidsLimit != b.PidsLimit
 }
 
@@ -330,7 +316,7 @@ func planRuntime(ctx context.Context, eng *workspace.Engine, req resource.Modify
 		return
 	}
 	err := eng.CheckDockerRuntime(ctx, rt.ValueString())
-	if errors.Is(err, workspace.ErrUnknownDockerRuntime) {
+	if errors.Is(err, spec.ErrUnknownDockerRuntime) {
 		addIsolationError(diags, "Unknown runtime", err)
 	}
 }

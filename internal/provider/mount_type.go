@@ -39,9 +39,9 @@ func (f mountField) attr() string {
 	return f.name
 }
 
-// mountKind describes one mount resource: the Python SDK's mount type, its
+// mountType describes one mount resource: the Python SDK's mount type, its
 // fields, and how its values become an engine mount.
-type mountKind struct {
+type mountType struct {
 	// typ is the Python SDK's type tag ("s3_mount"); the resource is
 	// sandbox_<typ>.
 	typ string
@@ -76,7 +76,7 @@ func (v mountValues) strDefault(name, def string) string {
 }
 
 // field returns the field named name, for error mapping.
-func (k mountKind) field(name string) (mountField, bool) {
+func (k mountType) field(name string) (mountField, bool) {
 	for _, f := range k.fields {
 		if f.name == name {
 			return f, true
@@ -88,7 +88,7 @@ func (k mountKind) field(name string) (mountField, bool) {
 // fieldAttributes returns the schema attributes of the kind's own fields.
 // Every field replaces the mount when changed: a mount is re-made, never
 // edited in place.
-func (k mountKind) fieldAttributes() map[string]schema.Attribute {
+func (k mountType) fieldAttributes() map[string]schema.Attribute {
 	out := map[string]schema.Attribute{}
 	for _, f := range k.fields {
 		if f.secret {
@@ -123,10 +123,10 @@ func (k mountKind) fieldAttributes() map[string]schema.Attribute {
 	return out
 }
 
-// mountKinds lists the six mount resources, filled by their files.
-var mountKinds = map[string]mountKind{}
+// mountTypes lists the six mount resources, filled by their files.
+var mountTypes = map[string]mountType{}
 
-func registerMountKind(k mountKind) mountKind {
-	mountKinds[k.typ] = k
+func registerMountType(k mountType) mountType {
+	mountTypes[k.typ] = k
 	return k
 }

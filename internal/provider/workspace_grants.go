@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
+
 	"context"
 	"errors"
 	"fmt"
@@ -80,12 +82,12 @@ func workspaceGrants(ctx context.Context, list types.List, diags *diag.Diagnosti
 	return grants, idx, complete
 }
 
-// addGrantError reports a *workspace.GrantError or
-// *workspace.MissingHostPathError on the grant's field; it reports whether
+// addGrantError reports a *spec.GrantError or
+// *spec.MissingHostPathError on the grant's field; it reports whether
 // err was one.
 func addGrantError(diags *diag.Diagnostics, err error, idx []int) bool {
-	var ge *workspace.GrantError
-	var missing *workspace.MissingHostPathError
+	var ge *spec.GrantError
+	var missing *spec.MissingHostPathError
 	// Terraform shows the resource, not the element, for an error on an
 	// element of a nested list: the message names it.
 	at := func(i int, field string) (path.Path, string) {
@@ -119,7 +121,7 @@ func validateDockerGrants(ctx context.Context, m workspaceModel, d dockerModel, 
 		return
 	}
 	var local diag.Diagnostics
-	var vols []workspace.VolumeMount
+	var vols []spec.VolumeMount
 	if !d.Volumes.IsNull() && root != "" {
 		vols, _, _ = volumeMounts(ctx, d.Volumes, root, &local)
 	}
@@ -150,7 +152,7 @@ func ptrEq(a, b *string) bool { return (a == nil) == (b == nil) && (a == nil || 
 
 // refreshGrants sets m's grants to what the container has (info) when the
 // two differ, so the plan shows the drift.
-func refreshGrants(ctx context.Context, m *workspaceModel, info workspace.DockerInfo) {
+func refreshGrants(ctx context.Context, m *workspaceModel, info spec.DockerInfo) {
 	var local diag.Diagnostics
 	have, _, _ := workspaceGrants(ctx, m.ExtraPathGrants, &local)
 	if local.HasError() || sameGrants(have, info.Grants) {

@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
+
 	"context"
 	"fmt"
 	"slices"
@@ -103,7 +105,7 @@ func replaceIfHealthcheckChanges(ctx context.Context, req planmodifier.ObjectReq
 
 // healthcheckOf reads a healthcheck block (nil when it is not set or
 // unknown; unknown values inside read as unset).
-func healthcheckOf(ctx context.Context, o types.Object, diags *diag.Diagnostics) *workspace.Healthcheck {
+func healthcheckOf(ctx context.Context, o types.Object, diags *diag.Diagnostics) *spec.Healthcheck {
 	if o.IsNull() || o.IsUnknown() {
 		return nil
 	}
@@ -111,7 +113,7 @@ func healthcheckOf(ctx context.Context, o types.Object, diags *diag.Diagnostics)
 	if diags.Append(o.As(ctx, &m, basetypes.ObjectAsOptions{})...); diags.HasError() {
 		return nil
 	}
-	h := &workspace.Healthcheck{Retries: int(m.Retries.ValueInt64())}
+	h := &spec.Healthcheck{Retries: int(m.Retries.ValueInt64())}
 	diags.Append(m.Test.ElementsAs(ctx, &h.Test, false)...)
 	for _, d := range []struct {
 		v   types.String
@@ -125,7 +127,7 @@ func healthcheckOf(ctx context.Context, o types.Object, diags *diag.Diagnostics)
 }
 
 // healthcheckObject is the block for an imported container's check.
-func healthcheckObject(h *workspace.Healthcheck) types.Object {
+func healthcheckObject(h *spec.Healthcheck) types.Object {
 	if h == nil {
 		return types.ObjectNull(healthcheckAttrTypes)
 	}
