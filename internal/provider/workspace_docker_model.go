@@ -26,6 +26,7 @@ type dockerModel struct {
 	FUSE        types.Bool   `tfsdk:"fuse"`
 	Volumes     types.List   `tfsdk:"volumes"`
 	Restart     types.String `tfsdk:"restart_policy"`
+	Hostname    types.String `tfsdk:"hostname"`
 	Healthcheck types.Object `tfsdk:"healthcheck"`
 	isolationModel
 	networkingModel
@@ -57,6 +58,11 @@ func validateDocker(ctx context.Context, m workspaceModel, diags *diag.Diagnosti
 	if d.NetworkMode.ValueString() == "none" && !m.ExposedPorts.IsNull() && (m.ExposedPorts.IsUnknown() || len(m.ExposedPorts.Elements()) > 0) {
 		diags.AddAttributeError(path.Root("exposed_ports"), "Exposed ports need a network", spec.NetworkNoneMessage)
 	}
+	if !d.Hostname.IsUnknown() && !d.NetworkMode.IsUnknown() {
+		if err := (spec.Docker{Hostname: d.Hostname.ValueString(), NetworkMode: d.NetworkMode.ValueString()}).CheckHostname(); err != nil {
+			diags.AddAttributeError(path.Root("docker").AtName("hostname"), "Host name with a shared network namespace", err.Error())
+		}
+	}
 	root := m.Root.ValueString()
 	switch {
 	case m.Root.IsUnknown():
@@ -80,6 +86,7 @@ func dockerSpec(ctx context.Context, m workspaceModel, diags *diag.Diagnostics) 
 	s := spec.Docker{
 		Image: d.Image.ValueString(), PullPolicy: d.PullPolicy.ValueString(), NetworkMode: d.NetworkMode.ValueString(),
 		FUSE: d.FUSE.ValueBool(), Root: m.Root.ValueString(), ExposedPorts: ports(m), RestartPolicy: d.Restart.ValueString(),
+		Hostname: d.Hostname.ValueString(),
 	}
 	diags.Append(d.Labels.ElementsAs(ctx, &s.Labels, false)...)
 	s.Healthcheck = healthcheckOf(ctx, d.Healthcheck, diags)
@@ -162,6 +169,7 @@ func dockerObject(info spec.DockerInfo, root string) types.Object {
 		"image": types.StringValue(info.Image), "pull_policy": types.StringNull(), "network_mode": nm,
 		"labels": labels, "fuse": fuse, "volumes": volumesList(info.Volumes, root),
 		"restart_policy": types.StringValue(info.RestartPolicy),
+		"hostname":       nullIfEmpty(info.Hostname),
 		"healthcheck":    healthcheckObject(info.Healthcheck),
 	})
 	return types.ObjectValueMust(dockerAttrTypes, vals)

@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"regexp"
+
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 
 	"fmt"
@@ -21,6 +23,9 @@ import (
 // dockerAttrTypes are the docker block's attribute types, read from its
 // schema so that each attribute is declared once.
 var dockerAttrTypes = blockAttrTypes(dockerBlockSchema())
+
+// hostnamePattern is a host name: RFC 1123 labels separated by dots.
+var hostnamePattern = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$`)
 
 // dockerBlockSchema is the docker block of sandbox_workspace: the
 // container's own options here, its limits and hardening
@@ -69,6 +74,15 @@ func dockerBlockSchema() schema.SingleNestedBlock {
 					"the workspace.",
 				PlanModifiers: []planmodifier.Bool{boolplanmodifier.RequiresReplaceIf(replaceBoolIfChanged,
 					"Changing it replaces the workspace.", "Changing it replaces the workspace.")},
+			},
+			"hostname": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "Host name of the container (`docker run --hostname`), such as `\"grader-01\"`: letters, digits " +
+					"and hyphens in dot-separated labels, at most 63 characters. Default Docker's, the start of the container id. " +
+					"Changing it replaces the workspace.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				Validators: []validator.String{stringvalidator.LengthBetween(1, 63), stringvalidator.RegexMatches(hostnamePattern,
+					"must be a host name: letters, digits and hyphens in dot-separated labels, no label starting or ending with a hyphen")},
 			},
 			"volumes": volumesSchema(),
 			"restart_policy": schema.StringAttribute{

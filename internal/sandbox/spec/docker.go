@@ -1,6 +1,8 @@
 package spec
 
 import (
+	"strings"
+
 	"fmt"
 	"time"
 
@@ -26,6 +28,9 @@ type Docker struct {
 	// RestartPolicy is Docker's restart policy: "" or "no", "on-failure",
 	// "unless-stopped" or "always".
 	RestartPolicy string
+	// Hostname is the container's host name ("": Docker's, the start of
+	// the container id).
+	Hostname string
 	// Root is the absolute workspace root inside the container, created at
 	// start (mkdir -p).
 	Root string
@@ -80,6 +85,8 @@ type DockerInfo struct {
 	// RestartPolicy is the container's restart policy name ("no" when
 	// none is set).
 	RestartPolicy string
+	// Hostname is the host name given at creation ("" when none was).
+	Hostname string
 	// HasSpec reports that the container carries docker.LabelSpec, so the fields
 	// below are what it was created with.
 	HasSpec bool
@@ -181,3 +188,17 @@ type VolumeMountError struct {
 }
 
 func (e *VolumeMountError) Error() string { return e.Reason }
+
+// CheckHostname refuses a host name Docker would refuse for the network
+// mode: a container on the host's network or on another container's has
+// that one's host name.
+func (d Docker) CheckHostname() error {
+	if d.Hostname == "" {
+		return nil
+	}
+	if d.NetworkMode == "host" || strings.HasPrefix(d.NetworkMode, "container:") {
+		return fmt.Errorf("hostname cannot be set with network_mode %q: the container has the host name of the network "+
+			"namespace it joins", d.NetworkMode)
+	}
+	return nil
+}

@@ -46,6 +46,9 @@ type Spec struct {
 
 // Validate checks what can be checked without the daemon.
 func (s Spec) Validate() error {
+	if err := s.CheckHostname(); err != nil {
+		return err
+	}
 	switch s.PullPolicy {
 	case "", PullMissing, PullAlways, PullNever:
 	default:
@@ -207,6 +210,7 @@ func containerConfig(s Spec) (*container.Config, *container.HostConfig) {
 	sort.Strings(env)
 	cfg := &container.Config{
 		Image:       s.Image,
+		Hostname:    s.Hostname,
 		Entrypoint:  []string{"tail"},
 		Cmd:         []string{"-f", "/dev/null"},
 		Env:         env,

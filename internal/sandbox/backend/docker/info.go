@@ -45,6 +45,9 @@ func (b *Backend) Describe(ctx context.Context) (spec.DockerInfo, error) {
 	if c.Config != nil && label.Healthcheck {
 		info.Healthcheck = healthcheckOf(c.Config.Healthcheck)
 	}
+	if c.Config != nil && label.Hostname {
+		info.Hostname = c.Config.Hostname
+	}
 	primary := primaryNetwork(c)
 	info.Networking = readNetworking(c, primary)
 	info.Grants = readGrants(c.HostConfig, info.Grants)

@@ -43,6 +43,9 @@ type specLabel struct {
 	Healthcheck bool `json:"healthcheck,omitempty"`
 	// WaitUntil is Spec.WaitUntil.
 	WaitUntil string `json:"wait_until,omitempty"`
+	// Hostname says that the container's host name was given at creation
+	// (else it is Docker's default, read back as none).
+	Hostname bool `json:"hostname,omitempty"`
 }
 
 type specVolume struct {
@@ -83,6 +86,7 @@ func specLabelOf(s Spec) string {
 	l.Grants = s.Grants
 	l.Healthcheck = s.Healthcheck != nil
 	l.WaitUntil = s.WaitUntil
+	l.Hostname = s.Hostname != ""
 	b, _ := json.Marshal(l)
 	return string(b)
 }
@@ -96,8 +100,8 @@ func primaryNetwork(c container.InspectResponse) bool {
 // readSpecLabel fills info from a LabelSpec value and the container's
 // environment ("NAME=value" entries). A label that does not parse is
 // ignored. It returns the label, for what it records that info does not
-// hold (the runtime it names, and whether a health check was given at
-// creation); the zero label when it does not parse.
+// hold (the runtime it names, and whether a health check and a host name
+// were given at creation); the zero label when it does not parse.
 func readSpecLabel(raw string, env []string, info *spec.DockerInfo) specLabel {
 	var l specLabel
 	if json.Unmarshal([]byte(raw), &l) != nil {
