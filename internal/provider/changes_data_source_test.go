@@ -81,6 +81,7 @@ func mustInt(s string) int64 {
 }
 
 func TestAccChanges_editAddDelete(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	snaps := filepath.Join(t.TempDir(), "snaps")
 	summary := fmt.Sprintf("A new.txt %s\nM keep.txt %s\nD gone.txt %s\n", sha("new\n"), sha("one\nTWO\nthree\n"), sha("bye\n"))
@@ -133,6 +134,7 @@ output "modified" {
 // is removed (size -1: only its digest is known), no diff without the old
 // content.
 func TestAccChanges_entries(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	cfg := fmt.Sprintf(`
 provider "sandbox" {

@@ -125,6 +125,7 @@ resource "sandbox_export" "none" {
 }
 
 func TestAccCommand_grader(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6Factories,
@@ -134,6 +135,7 @@ func TestAccCommand_grader(t *testing.T) {
 }
 
 func TestAccDockerCommand_grader(t *testing.T) {
+	t.Parallel()
 	env := newDockerEnv(t)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6Factories,
@@ -167,6 +169,7 @@ resource "sandbox_command" "who" {
 // A timeout kills every process of the command, in new sessions too, and
 // says which.
 func TestAccDockerCommand_timeoutNamesKilled(t *testing.T) {
+	t.Parallel()
 	env := newDockerEnv(t)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6Factories,
@@ -242,6 +245,7 @@ resource "sandbox_command" "slow" {
 // The data source (and the ephemeral resource, which shares its schema)
 // takes expect_exit_codes too.
 func TestAccExec_expectExitCodes(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6Factories,

@@ -33,6 +33,7 @@ resource "sandbox_dir" "tasks" {
 }
 
 func TestAccExec_dataSource(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	body := `
 data "sandbox_exec" "probe" {
@@ -73,6 +74,7 @@ data "sandbox_exec" "vector" {
 }
 
 func TestAccExec_failures(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	cases := map[string]struct{ args, want string }{
 		"non-zero": {`shell = "for i in $(seq 30); do echo line$i >&2; done; exit 7"`, `exited with code 7`},
@@ -108,6 +110,7 @@ data "sandbox_exec" "x" {
 }
 
 func TestAccCommand_runsOnCreateAndTriggers(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	cfg := func(v string) string {
 		return execConfig(env, "{}", fmt.Sprintf(`

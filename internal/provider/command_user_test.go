@@ -14,6 +14,7 @@ import (
 // local workspace that exists fails the plan on `user` (it used to fail
 // only at apply, or at the read of the data source), and nothing runs.
 func TestAccCommand_localUserRefusedAtPlan(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	onUser := func(typ, name string) *regexp.Regexp {
 		return regexp.MustCompile(`A local workspace cannot run commands as another user\s+with ` + regexp.QuoteMeta(typ+"."+name) +

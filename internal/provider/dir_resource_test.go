@@ -46,6 +46,7 @@ func checkDirMode(env *testEnv, rel string, mode os.FileMode) resource.TestCheck
 }
 
 func TestAccDir_lifecycle(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	daemon, err := user.LookupGroup("daemon")
 	if err != nil {
@@ -155,6 +156,7 @@ func TestAccDir_lifecycle(t *testing.T) {
 }
 
 func TestAccDir_invalid(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	cases := []struct {
 		path, perms string

@@ -16,6 +16,7 @@ import (
 // working directory is below the root, the workspace and command
 // environments are merged, and a command resource runs once per trigger.
 func TestAccDockerCommands(t *testing.T) {
+	t.Parallel()
 	env := newDockerEnv(t)
 	body := func(trigger string) string {
 		return fmt.Sprintf(`
@@ -76,6 +77,7 @@ resource "sandbox_command" "setup" {
 }
 
 func TestAccDockerCommands_failures(t *testing.T) {
+	t.Parallel()
 	env := newDockerEnv(t)
 	for name, c := range map[string]struct{ args, want string }{
 		"non-zero": {`shell = "echo boom >&2; exit 4"`, `exited with code 4`},

@@ -29,6 +29,7 @@ func dockerCLI(t *testing.T, args ...string) string {
 // from a committed image is never taken for the workspace; a stopped
 // container is started by an apply that writes into it, and destroyed.
 func TestAccDockerWorkspace_pausedCopiedStopped(t *testing.T) {
+	t.Parallel()
 	env := newDockerEnv(t)
 	cfg := env.config(`exposed_ports = [8080]`, `
 resource "sandbox_file" "f" {
@@ -135,6 +136,7 @@ resource "sandbox_file" "g" {
 // and maps, false and duplicated ports in the configuration, which the
 // container records as nothing, do not replace the container.
 func TestAccDockerWorkspace_importSpelledEmpty(t *testing.T) {
+	t.Parallel()
 	newDockerEnv(t)
 	dir := t.TempDir()
 	must(t, os.WriteFile(filepath.Join(dir, "main.tf"), []byte(requiredSandbox+fmt.Sprintf(`

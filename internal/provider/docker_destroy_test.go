@@ -16,6 +16,7 @@ import (
 // bounded number of file helper execs (it used to take one per file), and
 // removes only the copy: a file written there by others stays.
 func TestAccDockerLocalDir_removalIsOneRoundTrip(t *testing.T) {
+	t.Parallel()
 	const files = 3000
 	env := newDockerEnv(t)
 	for i := range files {

@@ -18,6 +18,7 @@ import (
 // another inode of the same size and times: each plans an update, whose
 // apply puts the source's content back. The cache lives outside the root.
 func TestAccDockerLocalDir_digestCacheSeesEdits(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("editing the container's files from the host (/proc/<pid>/root) needs root")
 	}

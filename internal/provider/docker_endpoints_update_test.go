@@ -15,6 +15,7 @@ import (
 // so the plan shows the endpoints as they are, not "known after apply";
 // a change of exposed_ports (a new container) still plans them unknown.
 func TestAccDockerWorkspace_endpointsKnownOnUpdate(t *testing.T) {
+	t.Parallel()
 	env := newDockerEnv(t)
 	const addr = "sandbox_workspace.ws"
 	var hostPort string

@@ -79,6 +79,7 @@ func (e *dockerEnv) onlyCacheWritten(cfg, dirs, want string) resource.TestStep {
 // whose apply puts its content back. The cache (one file for this entry)
 // lives outside the root.
 func TestAccDockerFile_digestCacheSeesEdits(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("editing the container's files from the host (/proc/<pid>/root) needs root")
 	}

@@ -31,6 +31,7 @@ func grantsOf(elems ...string) string {
 // back (descriptions included), and a new description changes nothing in
 // the container.
 func TestAccDockerGrants_bindMounts(t *testing.T) {
+	t.Parallel()
 	env := newDockerEnv(t)
 	ref, out := filepath.Join(t.TempDir(), "ref"), filepath.Join(t.TempDir(), "out")
 	must(t, os.MkdirAll(ref, 0o755))
@@ -102,6 +103,7 @@ resource "sandbox_command" "use" {
 // root, or equal to a volume's target; a local workspace refuses host_path.
 // A host_path that does not exist fails the apply, naming it.
 func TestAccDockerGrants_refusals(t *testing.T) {
+	t.Parallel()
 	env := newDockerEnv(t)
 	host := t.TempDir()
 	plan := func(docker, ws string, want ...string) resource.TestStep {

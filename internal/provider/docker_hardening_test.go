@@ -114,6 +114,7 @@ resource "sandbox_command" "writes" {
 // root and /tmp stay writable; cap_add, cap_drop and security_opt reach
 // the container and are read back on import.
 func TestAccDockerIsolation_hardening(t *testing.T) {
+	t.Parallel()
 	env := newDockerEnv(t)
 	prog := buildEUID(t)
 	readOnly := `read_only_rootfs = true

@@ -20,6 +20,7 @@ import (
 // file helper; every attempt fails, and the files written and refreshed
 // afterwards go through the genuine helper (byte for byte the host's).
 func TestAccDockerHelper_outOfAgentReach(t *testing.T) {
+	t.Parallel()
 	env := newDockerEnv(t)
 	h, err := incontainer.FindHelper()
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 // A missing image with pull_policy = "never" fails the plan on docker.image
 // (it used to fail only at apply); nothing is created.
 func TestAccDockerImage_missingNeverFailsPlan(t *testing.T) {
+	t.Parallel()
 	env := newDockerEnv(t)
 	cfg := fmt.Sprintf(`
 provider "sandbox" {

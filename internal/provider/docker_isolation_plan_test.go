@@ -15,6 +15,7 @@ import (
 // runtime = "runc", the daemon's default named explicitly, reads back as
 // named: the next plan is empty and import gives it back.
 func TestAccDockerIsolation_defaultRuntimeNamed(t *testing.T) {
+	t.Parallel()
 	env := newDockerEnv(t)
 	cfg := env.configDocker(`runtime = "runc"`, "", alive)
 	resource.Test(t, resource.TestCase{
@@ -53,6 +54,7 @@ func TestAccDockerIsolation_defaultRuntimeNamed(t *testing.T) {
 // Sizes compare by byte count: "64m" respelled "65536k" and "16m" "16M"
 // is no change, and the container keeps its limits.
 func TestAccDockerIsolation_sizeRespelled(t *testing.T) {
+	t.Parallel()
 	env := newDockerEnv(t)
 	sizes := func(mem, shm string) string { return fmt.Sprintf("memory = %q\n    shm_size = %q", mem, shm) }
 	resource.Test(t, resource.TestCase{

@@ -92,6 +92,7 @@ resource "sandbox_command" "alive" {
 // a fork loop stops at pids_limit; a limit change is applied in place; an
 // import reads every limit back.
 func TestAccDockerIsolation_limits(t *testing.T) {
+	t.Parallel()
 	env := newDockerEnv(t)
 	limits := func(mem string, pids int) string {
 		return fmt.Sprintf("memory = %q\n    pids_limit = %d\n    cpus = 0.5", mem, pids)
@@ -222,6 +223,7 @@ const diskAndMounts = `disk = "32m"
 // workspace still takes a file afterwards; shm_size, tmpfs and ulimits
 // reach the container; every one is read back on import.
 func TestAccDockerIsolation_disk(t *testing.T) {
+	t.Parallel()
 	env := newDockerEnv(t)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6Factories,
@@ -274,6 +276,7 @@ func TestAccDockerIsolation_disk(t *testing.T) {
 // shows it, and a fork loop of 1,100 sleeps stops below it. -1 lifts it in
 // place (same container), and an import reads it back.
 func TestAccDockerIsolation_defaultPidsLimit(t *testing.T) {
+	t.Parallel()
 	env := newDockerEnv(t)
 	forks := strings.Replace(forkLoop, "-lt 150", "-lt 1100", 1)
 	var first string

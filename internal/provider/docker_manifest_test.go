@@ -24,6 +24,7 @@ done`
 // container, yields the same paths, modes and checksums; drift in the
 // second is repaired.
 func TestAccDockerManifestRoundTrip(t *testing.T) {
+	t.Parallel()
 	env := newDockerEnv(t)
 	env.writeSource("tool.sh", "#!/bin/sh\necho hi\n", 0o755)
 	env.writeSource("skills/a.md", "a\n", 0o644)

@@ -137,6 +137,7 @@ func fromPeer(peerID *string, host string, port int, want string) func(*terrafor
 // reads networks and hosts back, a disconnect out of band is repaired in
 // place, and new aliases are applied live to the same container.
 func TestAccDockerNetwork_aliases(t *testing.T) {
+	t.Parallel()
 	env := newDockerEnv(t)
 	evalnet := testNetwork(t)
 	other := testNetwork(t) // sorts after evalnet, as the daemon lists it
@@ -234,6 +235,7 @@ func TestAccDockerNetwork_aliases(t *testing.T) {
 // A workspace with network_mode = "none" reaches the peer neither by name
 // nor by address; its dns servers are its resolv.conf.
 func TestAccDockerNetwork_none(t *testing.T) {
+	t.Parallel()
 	env := newDockerEnv(t)
 	evalnet := testNetwork(t)
 	peerID, ip := peer(t, evalnet, "peer")
@@ -270,6 +272,7 @@ func TestAccDockerNetwork_none(t *testing.T) {
 // attribute; a network the daemon does not have fails the apply naming it
 // and saying how to create it, before any container exists.
 func TestAccDockerNetwork_refusals(t *testing.T) {
+	t.Parallel()
 	env := newDockerEnv(t)
 	plan := func(docker string, want ...string) resource.TestStep {
 		return resource.TestStep{Config: env.configDocker(docker, "", ""), PlanOnly: true, ExpectError: seqRe(want...)}

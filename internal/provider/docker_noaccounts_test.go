@@ -15,6 +15,7 @@ import (
 // database. The workspace is made, a file lands, and the next plan is empty
 // (the root read back as "root", not "0").
 func TestAccDockerNoAccounts_workspaceAndFile(t *testing.T) {
+	t.Parallel()
 	env := newDockerEnv(t)
 	image := dockertest.RequireNoAccountsImage(t)
 	cfg := fmt.Sprintf(`

@@ -11,6 +11,7 @@ import (
 // A directory of the workspace replaced inside the container by a symlink
 // to /etc: the next write through it is refused and /etc is untouched.
 func TestAccDockerWorkspace_plantedSymlink(t *testing.T) {
+	t.Parallel()
 	env := newDockerEnv(t)
 	dir := `
 resource "sandbox_dir" "conf" {
@@ -70,6 +71,7 @@ resource "sandbox_file" "passwd" {
 // A missing image with pull_policy "never", and a pull that fails, are
 // reported with the daemon's reason.
 func TestAccDockerWorkspace_imageErrors(t *testing.T) {
+	t.Parallel()
 	env := newDockerEnv(t)
 	for name, c := range map[string]struct{ image, policy, want string }{
 		"never":       {"sandbox-test/does-not-exist:1", "never", `pull_policy is "never"`},
@@ -99,6 +101,7 @@ resource "sandbox_workspace" "ws" {
 
 // Plan-time refusals need no daemon.
 func TestAccDockerWorkspace_planRefusals(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	cases := map[string]struct{ provider, body, want string }{
 		"ports without network": {"", `docker {

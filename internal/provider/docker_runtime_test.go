@@ -21,6 +21,7 @@ import (
 // A runtime the daemon does not have fails the plan, naming those it has;
 // so does a pids_limit below what the provider's own docker exec needs.
 func TestAccDockerIsolation_planRefusals(t *testing.T) {
+	t.Parallel()
 	env := newDockerEnv(t)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6Factories,
@@ -57,6 +58,7 @@ func requireRunsc(t *testing.T) {
 // A workspace under gVisor: its kernel is gVisor's, and entries and
 // commands work through it.
 func TestAccDockerIsolation_gvisor(t *testing.T) {
+	t.Parallel()
 	env := newDockerEnv(t)
 	requireRunsc(t)
 	resource.Test(t, resource.TestCase{

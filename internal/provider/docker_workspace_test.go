@@ -63,6 +63,7 @@ resource "sandbox_local_dir" "skills" {
 // an HTTP server reached at url_http; import; drift repaired; a stopped
 // container started again; a removed container re-created; destroy.
 func TestAccDockerWorkspace_lifecycle(t *testing.T) {
+	t.Parallel()
 	env := newDockerEnv(t)
 	env.writeSource("index.html", "<h1>served from the sandbox</h1>\n", 0o644)
 	env.writeSource("skills/a.md", "alpha\n", 0o644)

@@ -14,6 +14,7 @@ import (
 // enforced or could be undone by the agent, and bad rules are refused on
 // the rule's attribute.
 func TestAccEgress_refusals(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	ws := func(block, egress string) string {
 		return env.config("") + `

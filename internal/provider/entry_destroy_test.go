@@ -14,6 +14,7 @@ import (
 // Destroying entries (while the workspace stays) removes exactly what they
 // wrote: a directory holding someone else's file is left in place.
 func TestAccEntries_destroyRemovesOnlyWhatWasWritten(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	env.writeSource("tree/a.txt", "a", 0o644)
 	env.writeSource("tree/sub/b.txt", "b", 0o644)

@@ -13,6 +13,7 @@ import (
 // a local one whose directory is gone) fails the plan on workspace_id; it
 // used to plan a creation that failed at apply.
 func TestAccEntries_goneWorkspaceRefusedAtPlan(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	id := "local:0b6f3c2e-6a41-4c9e-9d1a-3f0e2b7c5d11:" + filepath.Join(env.base, "gone")
 	resource.Test(t, resource.TestCase{

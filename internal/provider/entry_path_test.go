@@ -17,6 +17,7 @@ import (
 // would delete what the new copy just wrote), and the file and directory
 // must still be there, unchanged, after every apply.
 func TestAccEntries_pathSpellingIsNoChange(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	cfg := func(filePath, dirPath string) string {
 		return env.config(fmt.Sprintf(`

@@ -73,6 +73,7 @@ func applyTreeUpgrade(t *testing.T, extra string, earlier func(typ any, inst, at
 // the plan is empty, and after a refresh the digest sits in `tree_sha256`
 // with its old value and `total_bytes` holds the copied bytes.
 func TestAccEntryTree_upgradeTreeDigest(t *testing.T) {
+	t.Parallel()
 	var localDigest, gitDigest string
 	c, statePath, _ := applyTreeUpgrade(t, "", func(typ any, inst, attrs map[string]any) {
 		switch typ {
@@ -121,6 +122,7 @@ func TestAccEntryTree_upgradeTreeDigest(t *testing.T) {
 // maps leave state, and drift in either copy afterwards is planned naming
 // the file and repaired by the apply.
 func TestAccEntryTree_upgradeRecordedFiles(t *testing.T) {
+	t.Parallel()
 	c, statePath, config := applyTreeUpgrade(t, "record_files = true", func(typ any, inst, attrs map[string]any) {
 		if typ != "sandbox_local_dir" && typ != "sandbox_git_repo" {
 			return

@@ -106,6 +106,7 @@ func sparseSteps(config func(tooBig bool) string, dest, dest2 string, extra reso
 // at most 64 MiB of host blocks, within max_bytes = 1 MiB; 2 MiB of data
 // fails at max_bytes, leaving nothing behind.
 func TestAccExportBounds_sparseDocker(t *testing.T) {
+	t.Parallel()
 	env := newDockerEnv(t)
 	dest, dest2 := filepath.Join(t.TempDir(), "results"), filepath.Join(t.TempDir(), "too-big")
 	config := func(tooBig bool) string {
@@ -124,6 +125,7 @@ func TestAccExportBounds_sparseDocker(t *testing.T) {
 // block: max_files = 1 there refuses an export of two files before it
 // writes anything.
 func TestAccExportBounds_sparseLocal(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	dest, dest2 := filepath.Join(t.TempDir(), "results"), filepath.Join(t.TempDir(), "too-big")
 	config := func(tooBig bool) string { return env.config(sparseExportBody(dest, dest2, tooBig)) }
@@ -149,6 +151,7 @@ resource "sandbox_workspace" "ws" {
 
 // 20,000 files leave a Docker workspace in one archive.
 func TestAccExportBounds_dockerManyFiles(t *testing.T) {
+	t.Parallel()
 	const n = 20000
 	env := newDockerEnv(t)
 	dest := filepath.Join(t.TempDir(), "many")

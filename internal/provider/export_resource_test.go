@@ -141,6 +141,7 @@ func exportDestroyed(dest string) resource.TestCheckFunc {
 }
 
 func TestAccExport_local(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	secret := filepath.Join(t.TempDir(), "host-secret.txt")
 	must(t, os.WriteFile(secret, []byte("HOST SECRET\n"), 0o644))
@@ -155,6 +156,7 @@ func TestAccExport_local(t *testing.T) {
 }
 
 func TestAccExport_docker(t *testing.T) {
+	t.Parallel()
 	env := newDockerEnv(t)
 	dest := filepath.Join(t.TempDir(), "results")
 	resource.Test(t, resource.TestCase{

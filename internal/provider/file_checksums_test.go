@@ -39,6 +39,7 @@ func inodeOf(t *testing.T, p string) uint64 {
 // `checksums` asks for them; asking later plans them known, as an update
 // that does not rewrite the file, and dropping them nulls them again.
 func TestAccFile_checksumsOnDemand(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	var ino uint64
 	p := func() string { return filepath.Join(env.wsRoot(), "sums.txt") }
@@ -134,6 +135,7 @@ func TestAccFile_sourceHashedOnce(t *testing.T) {
 // state and SHA-256 stays; asking for one later plans it known and the
 // apply records it without rewriting the file.
 func TestAccFile_upgradeChecksums(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	must(t, os.WriteFile(filepath.Join(dir, "src.txt"), []byte("from the host\n"), 0o644))
 	config := func(extra string) {

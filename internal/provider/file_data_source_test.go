@@ -89,6 +89,7 @@ func fileDataSteps(config func(string) string, check resource.TestCheckFunc) []r
 }
 
 func TestAccFileDataSource_local(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: protoV6Factories, Steps: fileDataSteps(env.config,
 		func(*terraform.State) error {
@@ -101,6 +102,7 @@ func TestAccFileDataSource_local(t *testing.T) {
 }
 
 func TestAccFileDataSource_docker(t *testing.T) {
+	t.Parallel()
 	env := newDockerEnv(t)
 	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: protoV6Factories, CheckDestroy: env.checkGone,
 		Steps: fileDataSteps(func(body string) string { return env.config("", body) },

@@ -14,6 +14,7 @@ import (
 // content and for content_base64: a plan whose configuration and state are
 // unchanged still compares the content Read saw with the configured one.
 func TestAccFile_contentDriftAlone(t *testing.T) {
+	t.Parallel()
 	for name, attrs := range map[string]string{
 		"content":        `content = "hello\n"`,
 		"content_base64": `content_base64 = "aGVsbG8K"`,

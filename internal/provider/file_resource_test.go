@@ -76,6 +76,7 @@ func digestChecks(addr, want string, asked ...string) []plancheck.PlanCheck {
 }
 
 func TestAccFile_content(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	// A fixed, independently known digest guards the helper itself.
 	if got := fmt.Sprintf("%x", sha256.Sum256([]byte("hello\n"))); got != "5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03" {
@@ -167,6 +168,7 @@ func TestAccFile_content(t *testing.T) {
 }
 
 func TestAccFile_source(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	src := env.writeSource("conf/settings.json", `{"a":1}`, 0o600)
 	resource.Test(t, resource.TestCase{
@@ -196,6 +198,7 @@ func TestAccFile_source(t *testing.T) {
 }
 
 func TestAccFile_writeOnlySecret(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	const secret = "s3cr3t-value-that-must-not-leak"
 	cfg := func(version int) string {
@@ -265,6 +268,7 @@ func TestAccFile_writeOnlySecret(t *testing.T) {
 
 // A write whose chgrp fails leaves no file behind: nothing untracked.
 func TestAccFile_failedMetadataLeavesNothing(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6Factories,
@@ -289,6 +293,7 @@ func TestAccFile_failedMetadataLeavesNothing(t *testing.T) {
 }
 
 func TestAccFile_invalid(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	outside := t.TempDir()
 	if err := os.WriteFile(filepath.Join(outside, "x.txt"), []byte("x"), 0o644); err != nil {

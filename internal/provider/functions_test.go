@@ -34,6 +34,7 @@ func errorTest(t *testing.T, expr, want string) {
 }
 
 func TestAccFunction_parsePermissions(t *testing.T) {
+	t.Parallel()
 	outputTest(t, `provider::sandbox::parse_permissions("drwxr-x---")`, knownvalue.ObjectExact(map[string]knownvalue.Check{
 		"owner": knownvalue.Int64Exact(7), "group": knownvalue.Int64Exact(5), "other": knownvalue.Int64Exact(0),
 		"directory": knownvalue.Bool(true), "mode": knownvalue.Int64Exact(0o40750),
@@ -51,6 +52,7 @@ func TestAccFunction_parsePermissions(t *testing.T) {
 }
 
 func TestAccFunction_formatPermissions(t *testing.T) {
+	t.Parallel()
 	outputTest(t, `provider::sandbox::format_permissions(16877)`, knownvalue.StringExact("drwxr-xr-x"))
 	outputTest(t, `provider::sandbox::format_permissions(parseint("100600", 8))`, knownvalue.StringExact("-rw-------"))
 	outputTest(t, `provider::sandbox::format_permissions(parseint("4755", 8))`, knownvalue.StringExact("-rwxr-xr-x"))
@@ -59,6 +61,7 @@ func TestAccFunction_formatPermissions(t *testing.T) {
 }
 
 func TestAccFunction_endpointURL(t *testing.T) {
+	t.Parallel()
 	outputTest(t, `provider::sandbox::endpoint_url("127.0.0.1", 8765, false, "http", "")`, knownvalue.StringExact("http://127.0.0.1:8765/"))
 	outputTest(t, `provider::sandbox::endpoint_url("preview.example.com", 443, true, "ws", "?token=abc")`, knownvalue.StringExact("wss://preview.example.com/?token=abc"))
 	outputTest(t, `provider::sandbox::endpoint_url("::1", 80, false, "Ws", "")`, knownvalue.StringExact("ws://[::1]/"))
@@ -70,6 +73,7 @@ func TestAccFunction_endpointURL(t *testing.T) {
 }
 
 func TestAccFunction_workspacePath(t *testing.T) {
+	t.Parallel()
 	outputTest(t, `provider::sandbox::workspace_path("/workspace", "pkg\\file.py")`, knownvalue.StringExact("/workspace/pkg/file.py"))
 	outputTest(t, `provider::sandbox::workspace_path("/workspace", "")`, knownvalue.StringExact("/workspace"))
 	errorTest(t, `provider::sandbox::workspace_path("/workspace", "/etc/passwd")`, `manifest path must be relative: /etc/passwd (reason: absolute)`)

@@ -47,6 +47,7 @@ func echoAuthServer(t *testing.T) (string, func() []string) {
 // bearer forms appear in the CLI's output, its TF_LOG=trace logs or the
 // state.
 func TestAccGitRepo_echoedCredentialsRedacted(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("acceptance test: set TF_ACC=1")
 	}

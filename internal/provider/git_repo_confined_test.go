@@ -13,6 +13,7 @@ import (
 // outside the working directory and every extra_path_grants entry fails
 // the plan on `url` with reason outside_base_dir, and nothing is fetched.
 func TestAccGitRepo_fileURLConfined(t *testing.T) {
+	t.Parallel()
 	f := newGitFixture(t)
 	f.create("private")
 	f.commit("private", map[string]string{"secret.txt": "not for the agent\n"})

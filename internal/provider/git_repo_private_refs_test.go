@@ -110,6 +110,7 @@ variable "git_wrong_password" {
 }
 
 func TestAccGitRepoDocker_tagAndBranchMoved(t *testing.T) {
+	t.Parallel()
 	env := newDockerEnv(t)
 	f := newGitFixture(t)
 	demoRepo(f)

@@ -97,6 +97,7 @@ func subtree(files map[string]string, dir string) map[string]string {
 }
 
 func TestAccGitRepo_refs(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	f := newGitFixture(t)
 	c1, c2, files1, files2 := demoRepo(f)
@@ -153,6 +154,7 @@ func TestAccGitRepo_refs(t *testing.T) {
 }
 
 func TestAccGitRepo_branchMoved(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	f := newGitFixture(t)
 	_, _, _, files2 := demoRepo(f)
@@ -217,6 +219,7 @@ func TestAccGitRepo_branchMoved(t *testing.T) {
 }
 
 func TestAccGitRepo_errors(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	f := newGitFixture(t)
 	demoRepo(f)

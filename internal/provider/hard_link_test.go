@@ -17,6 +17,7 @@ import (
 // file and the reason, and copy nothing; with allow_hard_links = true the
 // same configuration copies it.
 func TestAccHostSource_hardLinkRefused(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	outside := filepath.Join(t.TempDir(), "secret.txt")
 	if err := os.WriteFile(outside, []byte("not granted\n"), 0o600); err != nil {

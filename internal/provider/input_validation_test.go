@@ -38,6 +38,7 @@ func bigManifest(n int) string {
 // plan (and fail the apply, or never fail) and expects an attribute-scoped
 // plan-time error naming the value and the rule; nothing may be created.
 func TestAccInput_refusedAtPlan(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	for name, body := range map[string]string{"deep.json": deepManifest(2000), "big.json": bigManifest(45000)} {
 		if err := os.WriteFile(filepath.Join(env.src, name), []byte(body), 0o644); err != nil {

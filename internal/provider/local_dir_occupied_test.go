@@ -13,6 +13,7 @@ import (
 // already holds files (put there out of band) fails the plan on path and
 // touches nothing; once they are moved away, the copy applies.
 func TestAccLocalDir_occupiedPathRefused(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	env.writeSource("tree/a.txt", "a\n", 0o644)
 	env.writeSource("tree/sub/b.txt", "b\n", 0o644)

@@ -87,6 +87,7 @@ func checkTree(env *testEnv, files map[string]string, modes map[string]os.FileMo
 }
 
 func TestAccLocalDir_lifecycle(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	files := map[string]string{"SKILL.md": "# skill\n", "prompts/a.txt": "alpha\n", "prompts/deep/b.txt": "beta\n", "run.sh": "#!/bin/sh\necho hi\n"}
 	modes := map[string]os.FileMode{"SKILL.md": 0o644, "prompts/a.txt": 0o600, "prompts/deep/b.txt": 0o644, "run.sh": 0o755}
@@ -205,6 +206,7 @@ func TestAccLocalDir_lifecycle(t *testing.T) {
 }
 
 func TestAccLocalDir_symlinkRefused(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	env.writeSource("tree/ok.txt", "ok", 0o644)
 	env.writeSource("secret.txt", "secret", 0o600)
@@ -225,6 +227,7 @@ func TestAccLocalDir_symlinkRefused(t *testing.T) {
 }
 
 func TestAccLocalDir_outsideBaseDir(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	outside := t.TempDir()
 	must(t, os.WriteFile(filepath.Join(outside, "f"), []byte("f"), 0o644))
@@ -246,6 +249,7 @@ func must(t *testing.T, err error) {
 }
 
 func TestAccLocalDir_sourceHoldingWorkspacesRefused(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	// The grant covers the parent of local_base_dir: a copy of it would
 	// copy the workspaces into themselves.

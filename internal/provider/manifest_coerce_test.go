@@ -14,6 +14,7 @@ import (
 // numbers come as the Python SDK's models accept them (pydantic lax mode):
 // true is 1, "7.0" and 5.0 are 7 and 5, "yes" is true.
 func TestAccManifestLaxPermissions(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	doc := `{"entries": {
 		"run.sh": {"type": "file", "content": "echo hi\n", "permissions": {"owner": true, "group": 5, "other": 5}},

@@ -44,6 +44,7 @@ const wantManifestJSON = `{"version":1,"root":"/w","entries":{` +
 	`"remote_mount_command_allowlist":["ls","find","stat","cat","less","head","tail","du","grep","rg","wc","sort","cut","cp","tee","echo","mkdir","rm"]}`
 
 func TestAccManifestDataSource(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6Factories,

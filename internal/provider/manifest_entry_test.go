@@ -13,6 +13,7 @@ import (
 // TestAccManifestEntryPlanTime checks each entry resource's manifest_entry
 // in the plan, against the Python SDK's JSON written out by hand (design/sdk-model.md §2, §7).
 func TestAccManifestEntryPlanTime(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	env.writeSource("tree/a.txt", "a", 0o644)
 	src := env.src + "/tree"

@@ -262,6 +262,7 @@ func fidelitySteps(e *testEnv, wsBlock, gitURL string, srv *fakes3.Server, umask
 }
 
 func TestAccManifestFidelity(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	gitURL, srv := fidelitySources(env), fidelityMountServer(t)
 	t.Cleanup(func() { fakes3.UnmountAllUnder(t, env.base) })
@@ -279,6 +280,7 @@ func TestAccManifestFidelity(t *testing.T) {
 }
 
 func TestAccDockerManifestFidelity(t *testing.T) {
+	t.Parallel()
 	env := newDockerEnv(t)
 	gitURL, srv := fidelitySources(env.testEnv), fidelityMountServer(t)
 	// The host network reaches the S3 server on 127.0.0.1; fuse lets rclone mount.
@@ -300,6 +302,7 @@ func TestAccDockerManifestFidelity(t *testing.T) {
 // 0644, or with keep_source_permissions) is changed in place, never
 // replaced, when it takes the Python SDK's 0644.
 func TestAccLocalDir_sdkFileModesInPlace(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	env.writeSource("tree/run.sh", "#!/bin/sh\n", 0o755)
 	cfg := func(keep string) string {
@@ -335,6 +338,7 @@ resource "sandbox_local_dir" "d" {
 // A host source of the wrong type keeps the Python SDK's message and says,
 // in this provider's terms, which resource copies it, on every surface.
 func TestAccHostSource_wrongTypeSaysWhichResource(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	file := env.writeSource("dir/f.txt", "f", 0o644)
 	dir := filepath.Dir(file)
@@ -376,6 +380,7 @@ resource "sandbox_manifest" "m" {
 // mode is applied to the workspace root, and destroying the manifest
 // leaves the root (it belongs to the workspace).
 func TestAccManifest_rootDirEntry(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	rootMode := func(want os.FileMode) resource.TestCheckFunc {
 		return func(s *terraform.State) error {

@@ -69,6 +69,7 @@ func expectManifestCopy(env *testEnv, want map[string]string) resource.TestCheck
 // that re-copies; a file changed in the checkout is drift that the next
 // apply puts back; an unknown ref fails the plan; destroy removes the copy.
 func TestAccManifestGitRepo(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	f := newGitFixture(t)
 	_, c2, _, files2 := demoRepo(f)
@@ -186,6 +187,7 @@ func TestAccManifestGitRepo(t *testing.T) {
 // URL carrying a password fails on its key, and conflicting credentials
 // fail on the credential.
 func TestAccManifestGitRepo_refusals(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	f := newGitFixture(t)
 	f.create("private")
@@ -213,6 +215,7 @@ resource "sandbox_manifest" "m" {
 // TestAccManifestGitRepo_unknownURL: a git_urls value known only after
 // apply leaves the plan's entries unknown; the apply resolves and copies.
 func TestAccManifestGitRepo_unknownURL(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	f := newGitFixture(t)
 	_, c2, _, files2 := demoRepo(f)

@@ -23,6 +23,7 @@ import (
 // the same way after mounting a new entry keeps that mount recorded: the
 // destroy that follows unmounts it and leaves the workspace empty.
 func TestAccManifestMount_failedCreateUnmounts(t *testing.T) {
+	t.Parallel()
 	srv := fidelityMountServer(t)
 	env := newTestEnv(t)
 	t.Cleanup(func() { fakes3.UnmountAllUnder(t, env.base) })

@@ -45,6 +45,7 @@ const s3ManifestCreds = `mount_credentials_wo   = { data = { access_key_id = var
 // helper stopped and its generated files and mount point removed, when
 // the manifest is destroyed.
 func TestAccManifestMount_lifecycle(t *testing.T) {
+	t.Parallel()
 	srv := fidelityMountServer(t)
 	env := newTestEnv(t)
 	t.Cleanup(func() { fakes3.UnmountAllUnder(t, env.base) })
@@ -159,6 +160,7 @@ resource "sandbox_manifest" "m" {
 // run on manifest mount entries, on manifest_json or mount_credentials_wo,
 // naming the entry; nothing is mounted or written.
 func TestAccManifestMount_planRefusals(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	srv := &fakes3.Server{Bucket: "b", Endpoint: "http://127.0.0.1:9"}
 	rclone := `"mount_strategy": {"type": "in_container", "pattern": {"type": "rclone"}}`
@@ -269,6 +271,7 @@ func errReAll(want string) *regexp.Regexp {
 // config (positive control) and appear in no state, plan, log or process
 // command line.
 func TestAccManifestMount_noSecretLeaks(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("acceptance test: set TF_ACC=1")
 	}
@@ -335,6 +338,7 @@ variable "v" {
 // stay possible) and fails the apply before any entry is written; with the
 // grant it mounts, files read back by exec.
 func TestAccDockerManifestMount_noFUSE(t *testing.T) {
+	t.Parallel()
 	env := newDockerEnv(t)
 	srv := fidelityMountServer(t)
 	body := fmt.Sprintf(`

@@ -149,6 +149,7 @@ func checkSameWorkspaces(wantPaths int) resource.TestCheckFunc {
 }
 
 func TestAccManifestRoundTrip(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	env.writeSource("tool.sh", "#!/bin/sh\necho hi\n", 0o755)
 	env.writeSource("skills/a.md", "a\n", 0o644)
@@ -251,6 +252,7 @@ resource "sandbox_manifest" "m" {
 }
 
 func TestAccManifestPlanErrors(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	step := func(manifestJSON, want string) resource.TestStep {
 		return resource.TestStep{Config: manifestConfig(env, manifestJSON), PlanOnly: true, ExpectError: errRe(want)}
@@ -280,6 +282,7 @@ func TestAccManifestPlanErrors(t *testing.T) {
 }
 
 func TestAccManifestFromJSON(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	src := env.writeSource("prompt.txt", "be brief\n", 0o644)
 	v1 := fmt.Sprintf(`{"version": 1, "root": "/workspace", "entries": {

@@ -11,6 +11,7 @@ import (
 // `commit` and the resource had git_urls and credentials_wo_version reads
 // and plans with no change.
 func TestAccManifest_upgradeWithoutCommit(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	must(t, os.WriteFile(filepath.Join(dir, "main.tf"), []byte(requiredSandbox+`
 resource "sandbox_workspace" "ws" {

@@ -73,6 +73,7 @@ resource "sandbox_s3_mount" "data" {
 // refused at plan time without the FUSE grant, then files read through the
 // mount by exec, a write refused, and destroy unmounting it.
 func TestAccS3Mount_rcloneDocker(t *testing.T) {
+	t.Parallel()
 	env := newDockerEnv(t)
 	files := map[string]string{"hello.txt": "hello from the bucket\n", "dir/nested.txt": "nested object\n"}
 	srv := fakes3.Start(t, "bucket", files)
@@ -132,6 +133,7 @@ func TestAccS3Mount_rcloneDocker(t *testing.T) {
 // keeps are the Python SDK's generated ones with driver_options merged last, the
 // container reads the objects, and destroy removes the volume.
 func TestAccS3Mount_dockerVolume(t *testing.T) {
+	t.Parallel()
 	env := newDockerEnv(t)
 	fakes3.LookRclone(t)
 	fakes3.RequireFUSE(t)

@@ -130,6 +130,7 @@ func checkRcloneConfig(env *testEnv, srv *fakes3.Server) resource.TestCheckFunc 
 }
 
 func TestAccS3Mount_rcloneLocal(t *testing.T) {
+	t.Parallel()
 	fakes3.LookRclone(t)
 	fakes3.RequireFUSE(t)
 	files := map[string]string{"hello.txt": "hello from the bucket\n", "dir/nested.txt": "nested object\n"}

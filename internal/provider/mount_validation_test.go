@@ -14,6 +14,7 @@ import (
 // the Python SDK's messages, on the attribute at fault, and that nothing is
 // touched: the workspace directory is never created.
 func TestAccMount_planTimeRefusals(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	cases := []struct {
 		name, body string

@@ -84,6 +84,7 @@ func (e *dockerEnv) expectIDs(want map[string]string) func(*terraform.State) err
 // given back; an entry already in state whose owner is removed from the
 // configuration keeps the owner it has; import reads the owner back.
 func TestAccDockerOwner_entryDefaults(t *testing.T) {
+	t.Parallel()
 	env := newDockerEnv(t)
 	env.writeSource("tree/sub/f.txt", "f\n", 0o644)
 	users := `users = [{ name = "agent" }]`

@@ -62,6 +62,7 @@ const ownerStatWant = "agent agent .\nagent agent owned\nagent team owned/note.t
 // the copies, the root by default; agent writes there; owner drift made
 // with chown inside the container shows in the plan and is repaired.
 func TestAccDockerOwner_entriesTreesAndRoot(t *testing.T) {
+	t.Parallel()
 	env := newDockerEnv(t)
 	env.writeSource("skills/a.md", "alpha\n", 0o644)
 	env.writeSource("skills/tools/run.sh", "#!/bin/sh\necho run\n", 0o755)

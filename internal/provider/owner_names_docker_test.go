@@ -14,6 +14,7 @@ import (
 // image's /etc/passwd) fails the plan on its attribute, with the fix; a
 // user of the image (nobody) still works.
 func TestAccDockerOwner_unknownNamesFailAtPlan(t *testing.T) {
+	t.Parallel()
 	env := newDockerEnv(t)
 	users := `users = [{ name = "agent" }]`
 	unknown := func(attr string) *regexp.Regexp {

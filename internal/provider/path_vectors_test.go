@@ -348,6 +348,7 @@ func TestPermissionVectorsOnEverySurface(t *testing.T) {
 // validation (ModifyPlan) accept them too; the refused ones in another,
 // whose plan must report every rule.
 func TestAccPathVectors_plan(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	s := newSurfaces(t)
 	paths, _ := vectorPaths(loadVectors(t))

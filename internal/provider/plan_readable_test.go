@@ -87,6 +87,7 @@ resource "sandbox_local_dir" "d" {
 // repaired by the apply, and record_files still gives every per-file
 // digest, as an update rather than a replacement.
 func TestAccLocalDir_readablePlans(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeReadableTree(t, dir)
 	must(t, os.WriteFile(filepath.Join(dir, "main.tf"), []byte(copyDirConfig("", "")), 0o644))
@@ -175,6 +176,7 @@ func stateAttrs(t *testing.T, st tfState, addr string) map[string]any {
 // any change of a multi-line string; manifest_entry, which repeats the
 // content, is one line.
 func TestAccFile_readablePlan(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var lines []string
 	for i := range 200 {

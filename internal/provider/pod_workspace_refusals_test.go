@@ -11,6 +11,7 @@ import (
 // A kubernetes block's bad settings fail the plan on their attribute,
 // without contacting any cluster (none is configured here).
 func TestAccPodWorkspace_planRefusals(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	cases := map[string]struct{ block, extra, want string }{
 		"namespace":       {`namespace = "Bad_Namespace"`, "", `namespace "Bad_Namespace" is not a namespace name`},
@@ -66,6 +67,7 @@ resource "sandbox_workspace" "ws" {
 // A readable one plans without contacting its cluster (an address where
 // nothing listens).
 func TestAccPodWorkspace_clusterConfigAtPlan(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	kubeconfig := env.writeSource("kubeconfig", `apiVersion: v1
 kind: Config
@@ -116,6 +118,7 @@ resource "sandbox_workspace" "ws" {
 // A data source lookup by keys no pod can have fails naming the key,
 // before any cluster is contacted (none is configured here).
 func TestAccPodWorkspace_dataSourceLookupRefused(t *testing.T) {
+	t.Parallel()
 	for name, c := range map[string]struct{ lookup, want string }{
 		"namespace": {`namespace = "Agents", pod_name = "sandbox-x"`, `namespace "Agents" is not a namespace name`},
 		"pod name":  {`namespace = "agents", pod_name = "sandbox_x"`, `pod_name "sandbox_x" is not a pod name`},

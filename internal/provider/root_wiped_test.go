@@ -39,9 +39,11 @@ func testRootWiped(t *testing.T, o *outOfBand, wipe string) {
 }
 
 func TestAccDockerWorkspace_rootDeletedInContainer(t *testing.T) {
+	t.Parallel()
 	testRootWiped(t, dockerOutOfBand(t), "rm -rf /workspace && test ! -e /workspace")
 }
 
 func TestAccWorkspace_rootEmptiedOutOfBand(t *testing.T) {
+	t.Parallel()
 	testRootWiped(t, localOutOfBand(t), "find . -mindepth 1 -delete && test -z \"$(ls -A)\"")
 }

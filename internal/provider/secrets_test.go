@@ -46,6 +46,7 @@ resource "sandbox_command" "wo" {
 // REDACTED in the recorded output, is nowhere in state, and a new version
 // runs the command again.
 func TestAccCommand_environmentWO(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	const secret, rotated = "wo-token-3f9d1c7a", "wo-token-rotated-8e2b"
 	gotFile := func(want string) resource.TestCheckFunc {
@@ -91,6 +92,7 @@ func TestAccCommand_environmentWO(t *testing.T) {
 // on its attribute, and that a failing command's error has the value
 // REDACTED.
 func TestAccCommand_environmentWORefusals(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	step := func(body string, want ...string) resource.TestStep {
 		return resource.TestStep{Config: execConfig(env, "{}", body), ExpectError: loose(want...)}
@@ -132,6 +134,7 @@ resource "sandbox_command" "fails" {
 // the file holds it, the state does not, and the sensitive environment of
 // the ephemeral command reached it.
 func TestAccEphemeralExec_toWriteOnly(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	const token, prefix = "eph-token-5a7c9e", "eph-prefix-2b4d"
 	body := fmt.Sprintf(`
@@ -171,6 +174,7 @@ resource "sandbox_file" "token" {
 // it is in no label, not in state and not
 // in environment after an import.
 func TestAccDockerWorkspace_environmentWO(t *testing.T) {
+	t.Parallel()
 	env := newDockerEnv(t)
 	const secret = "ws-wo-secret-71c3a9"
 	ws := fmt.Sprintf(`environment = { PLAIN = "p" }

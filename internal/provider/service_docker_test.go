@@ -127,6 +127,7 @@ func serviceHTTPDSteps(config func(body string) string, run inWorkspace) []resou
 }
 
 func TestAccDockerService_httpd(t *testing.T) {
+	t.Parallel()
 	env := newDockerEnv(t)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6Factories,
@@ -158,6 +159,7 @@ func (e expectRunningBefore) CheckPlan(_ context.Context, req plancheck.CheckPla
 // A workspace stopped by its run_state runs nothing: the refresh keeps the
 // service's state (no drift of the service while the workspace is down).
 func TestAccDockerService_stoppedWorkspace(t *testing.T) {
+	t.Parallel()
 	env := newDockerEnv(t)
 	body := `
 resource "sandbox_service" "s" {

@@ -24,6 +24,7 @@ func dockerSnapshotConfig(env *dockerEnv, srv *fakes3.Server, snaps, extra strin
 }
 
 func TestAccSnapshot_docker(t *testing.T) {
+	t.Parallel()
 	env := newDockerEnv(t)
 	writeTreeSource(env.testEnv)
 	srv := fakes3.Start(t, "bucket", map[string]string{"object.txt": "from the bucket\n"})

@@ -159,6 +159,7 @@ resource "sandbox_snapshot" "other" {
 // lists nothing in exclude, also when the snapshot is taken from another
 // configuration, and a workspace restored from it lacks them.
 func TestAccSnapshot_ephemeralLocal(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	snaps := filepath.Join(t.TempDir(), "snaps")
 	cfg := env.config(ephemeralEntries("", snaps, ""))
@@ -242,6 +243,7 @@ func localRecord(env *testEnv, want bool) resource.TestCheckFunc {
 // TestAccSnapshot_ephemeralDocker is TestAccSnapshot_ephemeralLocal in a
 // container, checked with stat inside the restored container.
 func TestAccSnapshot_ephemeralDocker(t *testing.T) {
+	t.Parallel()
 	env := newDockerEnv(t)
 	snaps := filepath.Join(t.TempDir(), "snaps")
 	cfg := env.config("", ephemeralEntries("/workspace", snaps, ""))
@@ -291,6 +293,7 @@ resource "sandbox_workspace" "restored" {
 // nothing; an oversized or non-file record fails the snapshot at once,
 // saying which workspace and why.
 func TestAccSnapshot_ephemeralRecordTampered(t *testing.T) {
+	t.Parallel()
 	env := newDockerEnv(t)
 	snaps := filepath.Join(t.TempDir(), "snaps")
 	const record = "/.sandbox-fs-digests/workspace-ephemeral.json"

@@ -227,6 +227,7 @@ func randomSuffix(t *testing.T) string {
 // An image snapshot of a workspace whose id says local or kubernetes fails
 // the plan on the image block, contacting nothing.
 func TestAccSnapshot_imagePlanRefusals(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	cases := map[string]struct{ id, want string }{
 		"local":      {"local:0b6f3c2e-6a41-4c9e-9d1a-3f0e2b7c5d11:/srv/sandboxes/a", "workspace_id names a local workspace"},

@@ -55,6 +55,7 @@ func wantInputs(content, shell string) string {
 }
 
 func TestAccSnapshot_inputsSHA256KnownAtPlan(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	snaps := filepath.Join(t.TempDir(), "snaps")
 	planned := func(sum string, action plancheck.ResourceActionType) resource.ConfigPlanChecks {
@@ -194,6 +195,7 @@ func forksHaveTool(n int) resource.TestCheckFunc {
 }
 
 func TestAccSnapshots_cacheSkipsSetup(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	dir := t.TempDir()
 	cache, side := filepath.Join(dir, "cache"), filepath.Join(dir, "runs.log")

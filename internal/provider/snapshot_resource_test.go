@@ -165,6 +165,7 @@ func writeTreeSource(env *testEnv) {
 }
 
 func TestAccSnapshot_local(t *testing.T) {
+	t.Parallel()
 	fakes3.LookRclone(t)
 	fakes3.RequireFUSE(t)
 	srv := fakes3.Start(t, "bucket", map[string]string{"object.txt": "from the bucket\n"})

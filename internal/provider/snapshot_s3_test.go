@@ -318,6 +318,7 @@ resource "sandbox_file" "on_top" {
 // TestAccSnapshotS3_refusals: bad S3 arguments fail at plan time, on their
 // attribute, before anything is created.
 func TestAccSnapshotS3_refusals(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	snap := func(body string) string {
 		return env.config(s3KeyVariables + fmt.Sprintf(`
@@ -361,6 +362,7 @@ resource "sandbox_snapshot" "s" {
 // TestAccWorkspaceRestore_urlRefusals: restore_from takes exactly one of
 // path and url, and url only as s3://<bucket>/<key>, at plan time.
 func TestAccWorkspaceRestore_urlRefusals(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	sum := strings.Repeat("a", 64)
 	cfg := func(from string) string {

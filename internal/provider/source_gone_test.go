@@ -15,6 +15,7 @@ import (
 // removes them from the workspace. Plans show no change until a create or
 // a new source needs it.
 func TestAccSourceGone_destroy(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	env.writeSource("gone/a.txt", "alpha\n", 0o644)
 	env.writeSource("gone/tree/b.txt", "beta\n", 0o644)

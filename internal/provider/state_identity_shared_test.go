@@ -23,6 +23,7 @@ import (
 // by container labels), adds files and runs a command; destroying it
 // leaves the first module's workspaces and files in place.
 func TestAccStateIdentity_secondModule(t *testing.T) {
+	t.Parallel()
 	dockertest.Require(t)
 	run := fmt.Sprintf("r%d", os.Getpid())
 	m1 := t.TempDir()
@@ -125,6 +126,7 @@ output "docker_kind" { value = data.sandbox_workspace.by_labels.kind }
 // changes, a command keyed on it runs again, and endpoints carry the new
 // host port.
 func TestAccDockerWorkspace_stoppedContainer(t *testing.T) {
+	t.Parallel()
 	env := newDockerEnv(t)
 	cfg := env.config(`exposed_ports = [8080]`, `
 resource "sandbox_file" "f" {
@@ -219,6 +221,7 @@ resource "sandbox_command" "boot" {
 // configured daemon is re-created when it was created there, and refused
 // with both daemon ids when state says it lives on another daemon.
 func TestAccStateIdentity_otherDaemon(t *testing.T) {
+	t.Parallel()
 	dockertest.Require(t)
 	dir := t.TempDir()
 	must(t, os.WriteFile(filepath.Join(dir, "main.tf"), []byte(requiredSandbox+fmt.Sprintf(`

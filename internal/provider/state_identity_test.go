@@ -122,6 +122,7 @@ func planNoChanges(t *testing.T, c *cliRun, what string, args ...string) {
 // directory, and a state file kept outside the working directory. None may
 // plan a change; the second checkout's destroy removes what the first made.
 func TestAccStateIdentity_checkoutsAndProcesses(t *testing.T) {
+	t.Parallel()
 	dockertest.Require(t)
 	fakes3.RequireFUSE(t)
 	srv := fakes3.Start(t, "bucket", map[string]string{"in-bucket.txt": "from s3"})

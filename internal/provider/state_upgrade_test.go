@@ -21,6 +21,7 @@ import (
 // plan replaces nothing, only moves entries' workspace_id in place, and
 // after the apply the next plan is empty.
 func TestAccStateIdentity_upgradeFromBareUUIDs(t *testing.T) {
+	t.Parallel()
 	dockertest.Require(t)
 	dir := t.TempDir()
 	must(t, os.WriteFile(filepath.Join(dir, "main.tf"), []byte(requiredSandbox+fmt.Sprintf(`

@@ -72,5 +72,6 @@ resource "sandbox_local_dir" "tree" {
 func TestAccLocalDir_treeFileTypeChanged(t *testing.T) { testTreeFileTypeChanged(t, localOutOfBand(t)) }
 
 func TestAccDockerLocalDir_treeFileTypeChanged(t *testing.T) {
+	t.Parallel()
 	testTreeFileTypeChanged(t, dockerOutOfBand(t))
 }

@@ -194,9 +194,11 @@ resource "sandbox_manifest" "m" {
 }
 
 func TestAccManifest_typeChangedOutOfBand(t *testing.T) {
+	t.Parallel()
 	testManifestTypeChanged(t, localOutOfBand(t))
 }
 
 func TestAccDockerManifest_typeChangedOutOfBand(t *testing.T) {
+	t.Parallel()
 	testManifestTypeChanged(t, dockerOutOfBand(t))
 }

@@ -71,6 +71,7 @@ func restoreFrom(p, sum, extra string) string {
 }
 
 func TestAccWorkspaceRestore_refusesBombsChainsAndLimits(t *testing.T) {
+	t.Parallel()
 	for name, tc := range hostileArchives(t) {
 		t.Run(name, func(t *testing.T) {
 			env := newTestEnv(t)
@@ -97,6 +98,7 @@ resource "sandbox_workspace" "ws" {
 }
 
 func TestAccWorkspaceRestore_dockerRefusesBombsChainsAndLimits(t *testing.T) {
+	t.Parallel()
 	for name, tc := range hostileArchives(t) {
 		t.Run(name, func(t *testing.T) {
 			newDockerEnv(t)
@@ -171,6 +173,7 @@ resource "sandbox_workspace" "restored" {
 var unsafeSnapshotError = regexp.MustCompile(`unsafe\s+archive\s+member\s+"\./x":\s+link\s+target\s+"/etc/passwd"[\s\S]*exclude_unsafe`)
 
 func TestAccSnapshot_unsafeMemberLocal(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	snaps := filepath.Join(t.TempDir(), "snaps")
 	head := fmt.Sprintf("provider \"sandbox\" {\n  local_base_dir = %q\n}\n", env.base)
@@ -205,6 +208,7 @@ func TestAccSnapshot_unsafeMemberLocal(t *testing.T) {
 }
 
 func TestAccSnapshot_unsafeMemberDocker(t *testing.T) {
+	t.Parallel()
 	env := newDockerEnv(t)
 	snaps := filepath.Join(t.TempDir(), "snaps")
 	ws := fmt.Sprintf("docker {\n    image       = %q\n    pull_policy = \"never\"\n  }", dockertest.Image)
@@ -236,6 +240,7 @@ func TestAccSnapshot_unsafeMemberDocker(t *testing.T) {
 
 // Changing only restore_from's limits does not replace the workspace.
 func TestAccWorkspaceRestore_limitsDoNotReplace(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	p, sum := writeTestArchive(t, tar.Header{Name: "./two.txt", Typeflag: tar.TypeReg})
 	cfg := func(extra string) string {

@@ -18,6 +18,7 @@ import (
 // is not a workspace is neither imported nor written into through a
 // hand-made id, and nothing in it is touched.
 func TestAccWorkspace_rootRemovedAndForeignDirectories(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	root := filepath.Join(t.TempDir(), "agent-1")
 	decoy := t.TempDir()

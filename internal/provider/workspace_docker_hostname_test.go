@@ -11,6 +11,7 @@ import (
 // docker.hostname is the container's host name, as the kernel reports it
 // inside; an import reads it back; changing it replaces the container.
 func TestAccDockerWorkspace_hostname(t *testing.T) {
+	t.Parallel()
 	e := newDockerEnv(t)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6Factories,
@@ -53,6 +54,7 @@ func TestAccDockerWorkspace_hostname(t *testing.T) {
 // A host name that is not one, or one the network mode overrides, fails
 // the plan on docker.hostname.
 func TestAccDockerWorkspace_hostnameRefused(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	config := func(dockerExtra string) string {
 		return `

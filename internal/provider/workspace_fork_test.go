@@ -82,6 +82,7 @@ resource "sandbox_command" "fill" {
 }
 
 func TestAccWorkspaceFork_local10000Files(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	cfg := forkConfig(env, `
 resource "sandbox_workspace" "fork" {
@@ -130,6 +131,7 @@ resource "sandbox_workspace" "fork" {
 }
 
 func TestAccWorkspaceFork_refusals(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	provider := fmt.Sprintf("provider \"sandbox\" {\n  local_base_dir = %q\n}\n", env.base)
 	fork := func(restore string) string {

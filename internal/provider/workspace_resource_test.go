@@ -20,6 +20,7 @@ import (
 var localIDRe = regexp.MustCompile(`^local:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}:/`)
 
 func TestAccWorkspace_lifecycle(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	var firstID string
 	withFile := env.config(`
@@ -98,6 +99,7 @@ resource "sandbox_file" "f" {
 }
 
 func TestAccWorkspace_explicitRootKeepAndImportByRoot(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	root := filepath.Join(t.TempDir(), "agent-1")
 	cfg := func(keep bool) string {
@@ -153,6 +155,7 @@ resource "sandbox_workspace" "ws" {
 }
 
 func TestAccWorkspace_refusals(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	busy := t.TempDir()
 	wd, err := os.Getwd()
@@ -214,6 +217,7 @@ resource "sandbox_workspace" "ws" {
 }
 
 func TestAccProvider_invalidGrant(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ grant, want string }{
 		{`{ path = "tmp" }`, "sandbox path grant path must be POSIX absolute"},
 		{`{ path = "/" }`, "sandbox path grant path must not be filesystem root"},
@@ -240,6 +244,7 @@ resource "sandbox_workspace" "ws" {
 }
 
 func TestAccEntries_workspaceIDChecked(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6Factories,
@@ -257,6 +262,7 @@ resource "sandbox_dir" "d" {
 }
 
 func TestAccWorkspace_overlappingRootsRefused(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	outer := filepath.Join(t.TempDir(), "outer")
 	resource.Test(t, resource.TestCase{

@@ -68,6 +68,7 @@ func nothingCreated(env *testEnv) func() {
 }
 
 func TestAccWorkspaceRestore_refusesUnsafeArchives(t *testing.T) {
+	t.Parallel()
 	cases := map[string][]tar.Header{
 		`"/etc/cron.d/evil"`: {{Name: "/etc/cron.d/evil", Typeflag: tar.TypeReg}},
 		`"./../evil"`:        {{Name: "./../evil", Typeflag: tar.TypeReg}},
@@ -93,6 +94,7 @@ func TestAccWorkspaceRestore_refusesUnsafeArchives(t *testing.T) {
 }
 
 func TestAccWorkspaceRestore_local(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	p, sum := writeTestArchive(t, tar.Header{Name: "./dir/", Typeflag: tar.TypeDir, Mode: 0o750},
 		tar.Header{Name: "./dir/run.sh", Typeflag: tar.TypeReg, Mode: 0o755})
