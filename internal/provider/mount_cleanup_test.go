@@ -15,7 +15,6 @@ import (
 // after the retries that names what is left: the mount point and the key
 // file, both still there; once the mount is free, destroy removes them.
 func TestAccS3Mount_unmountFailureReported(t *testing.T) {
-	t.Parallel()
 	fakes3.LookRclone(t)
 	fakes3.RequireFUSE(t)
 	srv := fakes3.Start(t, "bucket", map[string]string{"a.txt": "a\n"})
