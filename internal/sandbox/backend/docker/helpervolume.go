@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/moby/moby/api/types/container"
@@ -23,7 +24,8 @@ import (
 // CAP_SYS_ADMIN it cannot unmount it either. The volume is filled once per
 // daemon and helper version through a container that is created, never
 // started, and removed again, so it works the same on a remote daemon,
-// where a host bind mount would not.
+// where a host bind mount would not; that container's name is the lock
+// between provider processes (fillHelperVolume).
 const (
 	// HelperVolumePrefix starts the name of every helper volume.
 	HelperVolumePrefix = "sandbox-fs-helper-"
@@ -63,32 +65,85 @@ func (d *Daemon) ensureHelperVolume(ctx context.Context, image string, h inconta
 			name, LabelHelperVolume, h.Digest)
 	}
 	if !found {
-		if _, err := cli.VolumeCreate(ctx, client.VolumeCreateOptions{Name: name, Labels: map[string]string{LabelHelperVolume: h.Digest}}); err != nil {
+		if _, err := cli.VolumeCreate(ctx, client.VolumeCreateOptions{Name: name, Driver: "local", Labels: map[string]string{LabelHelperVolume: h.Digest}}); err != nil {
 			return fmt.Errorf("creating the file helper volume %s: %w", name, err)
 		}
 	}
+	for {
+		done, err := d.fillHelperVolume(ctx, cli, image, h)
+		if done || err != nil {
+			return err
+		}
+	}
+}
+
+// fillHelperVolume fills the helper volume through a filling container
+// named after the helper's digest. The name is the lock between provider
+// processes that meet the same daemon: a second extraction into a filled
+// volume would replace the binary while a workspace may be starting it.
+// When another process holds the name, fillHelperVolume waits until that
+// container is gone and returns done = false for the caller to look again;
+// a filling container older than helperFillStale (its process died before
+// removing it) is removed, by id, so that a newer one is never taken for it.
+func (d *Daemon) fillHelperVolume(ctx context.Context, cli *client.Client, image string, h incontainer.Helper) (done bool, err error) {
+	name := helperVolume(h.Digest)
+	fillerName := name + "-fill"
 	filler, err := cli.ContainerCreate(ctx, client.ContainerCreateOptions{
+		Name: fillerName,
 		Config: &container.Config{Image: image, Entrypoint: []string{path.Join(fshelper.HelperDir, h.Digest, fshelper.HelperName)},
 			Cmd: []string{fshelper.OpVersion}, NetworkDisabled: true, Labels: map[string]string{LabelHelperVolume: h.Digest}},
 		HostConfig: &container.HostConfig{NetworkMode: "none", Mounts: []mount.Mount{{Type: mount.TypeVolume, Source: name,
 			Target: fshelper.HelperDir, VolumeOptions: &mount.VolumeOptions{NoCopy: true}}}},
 	})
+	if cerrdefs.IsConflict(err) {
+		return false, waitForFiller(ctx, cli, fillerName)
+	}
 	if err != nil {
-		return fmt.Errorf("creating a container to fill the file helper volume %s: %w", name, err)
+		return false, fmt.Errorf("creating a container to fill the file helper volume %s: %w", name, err)
 	}
 	defer func() {
 		_, _ = cli.ContainerRemove(context.WithoutCancel(ctx), filler.ID, client.ContainerRemoveOptions{Force: true})
 	}()
 	marker := path.Join(fshelper.HelperDir, h.Digest, helperComplete)
 	if _, err := cli.ContainerStatPath(ctx, filler.ID, client.ContainerStatPathOptions{Path: marker}); err == nil {
-		return nil
+		return true, nil
 	} else if !cerrdefs.IsNotFound(err) {
-		return fmt.Errorf("checking the file helper volume %s: %w", name, err)
+		return false, fmt.Errorf("checking the file helper volume %s: %w", name, err)
 	}
 	if err := (containerRunner{d: d, id: filler.ID}).copyHelper(ctx, h, true); err != nil {
-		return fmt.Errorf("filling the file helper volume %s: %w", name, err)
+		return false, fmt.Errorf("filling the file helper volume %s: %w", name, err)
 	}
-	return nil
+	return true, nil
+}
+
+// helperFillStale is the age past which a filling container is taken for
+// one whose process died: a fill copies one small binary.
+var helperFillStale = 2 * time.Minute
+
+// waitForFiller waits until the filling container named name is gone,
+// removing it (by id) once it is older than helperFillStale.
+func waitForFiller(ctx context.Context, cli *client.Client, name string) error {
+	for {
+		res, err := cli.ContainerInspect(ctx, name, client.ContainerInspectOptions{})
+		if cerrdefs.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("waiting for %s, which another provider process uses to fill the file helper volume: %w", name, err)
+		}
+		if created, perr := time.Parse(time.RFC3339Nano, res.Container.Created); perr == nil && time.Since(created) > helperFillStale {
+			_, err := cli.ContainerRemove(ctx, res.Container.ID, client.ContainerRemoveOptions{Force: true})
+			if err != nil && !cerrdefs.IsNotFound(err) {
+				return fmt.Errorf("removing %s, left by a provider process that stopped while filling the file helper volume: %w", name, err)
+			}
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for %s, which another provider process uses to fill the file helper volume: %w", name, ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 // protectedHelper implements incontainer.Hooks.Protected: the helper's
