@@ -117,8 +117,10 @@ func (d *Daemon) fillHelperVolume(ctx context.Context, cli *client.Client, image
 }
 
 // helperFillStale is the age past which a filling container is taken for
-// one whose process died: a fill copies one small binary.
-var helperFillStale = 2 * time.Minute
+// one whose process died. A fill copies the helper (the provider's own
+// binary, about 100 MB, unless SANDBOX_FS_HELPER names a smaller one): under
+// a second on a local daemon, and well within this on a slow remote one.
+var helperFillStale = 10 * time.Minute
 
 // waitForFiller waits until the filling container named name is gone,
 // removing it (by id) once it is older than helperFillStale.
@@ -132,8 +134,10 @@ func waitForFiller(ctx context.Context, cli *client.Client, name string) error {
 			return fmt.Errorf("waiting for %s, which another provider process uses to fill the file helper volume: %w", name, err)
 		}
 		if created, perr := time.Parse(time.RFC3339Nano, res.Container.Created); perr == nil && time.Since(created) > helperFillStale {
+			// Other processes may be removing it too: the daemon answers
+			// them with a conflict ("removal ... already in progress").
 			_, err := cli.ContainerRemove(ctx, res.Container.ID, client.ContainerRemoveOptions{Force: true})
-			if err != nil && !cerrdefs.IsNotFound(err) {
+			if err != nil && !cerrdefs.IsNotFound(err) && !cerrdefs.IsConflict(err) {
 				return fmt.Errorf("removing %s, left by a provider process that stopped while filling the file helper volume: %w", name, err)
 			}
 			return nil

@@ -49,28 +49,39 @@ func fakeHelper(t *testing.T) (incontainer.Helper, []byte) {
 	return h, body
 }
 
-// extractions counts the archives the daemon extracted into containers
-// labelled with h's digest since since: one per fill of its volume.
-func extractions(t *testing.T, h incontainer.Helper, since time.Time) int {
+// watchExtractions follows the daemon's events from now on (a query of
+// past events would miss them once the daemon's short history has moved
+// on) and returns a function that stops and counts the archives extracted
+// into containers labelled with h's digest: one per fill of its volume.
+func watchExtractions(t *testing.T, h incontainer.Helper) func() int {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	ctx, cancel := context.WithCancel(context.Background())
 	res := dockertest.Client().Events(ctx, client.EventsListOptions{
-		Since: since.Add(-time.Second).Format(time.RFC3339Nano), Until: time.Now().Add(time.Second).Format(time.RFC3339Nano),
 		Filters: make(client.Filters).Add("type", string(events.ContainerEventType)).Add("event", "extract-to-dir").
 			Add("label", docker.LabelHelperVolume+"="+h.Digest),
 	})
 	n := 0
-	for {
-		select {
-		case <-res.Messages:
-			n++
-		case err := <-res.Err:
-			if err != nil && !errors.Is(err, io.EOF) {
-				t.Fatalf("reading the daemon's events: %v", err)
+	done := make(chan error, 1)
+	go func() {
+		for {
+			select {
+			case <-res.Messages:
+				n++
+			case err := <-res.Err:
+				done <- err
+				return
 			}
-			return n
 		}
+	}()
+	// Events still on their way when the calls being watched return
+	// arrive within the second before the stream is closed.
+	return func() int {
+		time.Sleep(time.Second)
+		cancel()
+		if err := <-done; err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
+			t.Fatalf("following the daemon's events: %v", err)
+		}
+		return n
 	}
 }
 
@@ -111,7 +122,7 @@ func volumeHelper(t *testing.T, h incontainer.Helper) []byte {
 func TestHelperVolume_filledOnceAcrossProcesses(t *testing.T) {
 	dockertest.Require(t)
 	h, body := fakeHelper(t)
-	since := time.Now()
+	count := watchExtractions(t, h)
 	const processes = 6
 	errs := make([]error, processes)
 	var wg sync.WaitGroup
@@ -125,7 +136,7 @@ func TestHelperVolume_filledOnceAcrossProcesses(t *testing.T) {
 			t.Fatalf("process %d: %v", i, err)
 		}
 	}
-	if n := extractions(t, h, since); n != 1 {
+	if n := count(); n != 1 {
 		t.Errorf("%d concurrent fills extracted the helper %d times, want once", processes, n)
 	}
 	if got := volumeHelper(t, h); !bytes.Equal(got, body) {
@@ -135,7 +146,8 @@ func TestHelperVolume_filledOnceAcrossProcesses(t *testing.T) {
 
 // A filling container left by a process that died before removing it
 // blocks the fill only until it is older than the stale age: it is then
-// removed and the volume filled.
+// removed, by every process that waited on it at once, and the volume
+// filled once.
 func TestHelperVolume_abandonedFillerTakenOver(t *testing.T) {
 	dockertest.Require(t)
 	h, body := fakeHelper(t)
@@ -149,9 +161,24 @@ func TestHelperVolume_abandonedFillerTakenOver(t *testing.T) {
 	}
 	t.Cleanup(func() { _, _ = cli.ContainerRemove(ctx, left.ID, client.ContainerRemoveOptions{Force: true}) })
 	docker.SetHelperFillStale(2*time.Second, t.Cleanup)
+	count := watchExtractions(t, h)
 	start := time.Now()
-	if err := docker.NewDaemon(docker.HostConfig{}).EnsureHelperVolume(ctx, dockertest.Image, h); err != nil {
-		t.Fatal(err)
+	// Several processes find it stale at once and remove it together.
+	const processes = 4
+	errs := make([]error, processes)
+	var wg sync.WaitGroup
+	for i := range processes {
+		d := docker.NewDaemon(docker.HostConfig{})
+		wg.Go(func() { errs[i] = d.EnsureHelperVolume(ctx, dockertest.Image, h) })
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("process %d: %v", i, err)
+		}
+	}
+	if n := count(); n != 1 {
+		t.Errorf("%d processes taking over extracted the helper %d times, want once", processes, n)
 	}
 	if waited := time.Since(start); waited < 2*time.Second {
 		t.Errorf("the fill took the name of a filling container only %s old", waited)
