@@ -24,6 +24,8 @@ resource "sandbox_workspace" "agent" {
   docker {
     image       = var.image
     pull_policy = "never"
+    memory      = "2g" # no memory limit by default
+    disk        = "4g" # the root is a tmpfs of this size (counts against memory)
   }
   # Provisioned with the image's groupadd/useradd/usermod.
   users  = [{ name = "agent" }]
