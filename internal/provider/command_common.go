@@ -96,7 +96,7 @@ func (m *commandModel) run(ctx context.Context, eng *workspace.Engine, secretEnv
 	if !m.Timeout.IsNull() {
 		timeout = m.Timeout.ValueInt64()
 	}
-	req := workspace.ExecRequest{
+	req := sandbox.ExecRequest{
 		Argv: argv, User: m.User.ValueString(), WorkDir: m.WorkingDir.ValueString(),
 		Env: env, Timeout: time.Duration(timeout) * time.Second,
 	}
@@ -111,12 +111,12 @@ func (m *commandModel) run(ctx context.Context, eng *workspace.Engine, secretEnv
 	if req.User != "" {
 		shown += " (as user " + req.User + ")"
 	}
-	if errors.Is(err, workspace.ErrExecTimeout) {
+	if errors.Is(err, sandbox.ErrExecTimeout) {
 		diags.AddAttributeError(path.Root("timeout"), "Command timed out",
 			fmt.Sprintf("%s did not finish within %d seconds: %v", shown, timeout, err))
 		return diags
 	}
-	var notStarted *workspace.StartError
+	var notStarted *sandbox.StartError
 	if errors.As(err, &notStarted) {
 		// Not the command's exit: no exit code covers it.
 		attr := notStarted.Attr

@@ -14,14 +14,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/docker/dockertest"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
-
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/docker/dockertest"
 )
 
 // buildEUID builds testdata/euid statically: it prints its uid and euid.
@@ -63,7 +62,7 @@ func setuidEUID(containerID string, prog []byte) (string, error) {
 	if _, err := dockertest.Exec(ctx, containerID, "sh", "-c", "chown 0:0 /tmp/euid && chmod 4755 /tmp/euid"); err != nil {
 		return "", err
 	}
-	res, err := dockertest.Daemon().Open(containerID, "/").Exec(ctx, backend.ExecRequest{Argv: []string{"/tmp/euid"}, User: "65534:65534"})
+	res, err := dockertest.Daemon().Open(containerID, "/").Exec(ctx, sandbox.ExecRequest{Argv: []string{"/tmp/euid"}, User: "65534:65534"})
 	if err != nil {
 		return "", err
 	}

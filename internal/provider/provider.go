@@ -21,6 +21,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
 )
 
@@ -205,11 +206,11 @@ func (p *sandboxProvider) Configure(ctx context.Context, req provider.ConfigureR
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	dockerCfg := workspace.DockerHostConfig{
+	dockerCfg := spec.DockerConfig{
 		Host: cfg.DockerHost.ValueString(), CertPath: cfg.DockerCertPath.ValueString(),
 		CAPEM: cfg.DockerCAPEM.ValueString(), CertPEM: cfg.DockerCertPEM.ValueString(), KeyPEM: cfg.DockerKeyPEM.ValueString(),
 	}
-	if dockerCfg != (workspace.DockerHostConfig{}) {
+	if dockerCfg != (spec.DockerConfig{}) {
 		// Only settings made in this block are checked here; the
 		// environment's are checked when a docker workspace is used, so a
 		// broken DOCKER_* variable never fails a configuration without one.
@@ -300,7 +301,7 @@ func grantErrorPath(i int, err error) path.Path {
 }
 
 // dockerErrorPath picks the attribute a Docker settings error belongs to.
-func dockerErrorPath(c workspace.DockerHostConfig) path.Path {
+func dockerErrorPath(c spec.DockerConfig) path.Path {
 	switch {
 	case c.CAPEM != "" || c.CertPEM != "" || c.KeyPEM != "":
 		return path.Root("docker_ca_pem")

@@ -16,7 +16,6 @@ import (
 	"errors"
 	"io"
 	"io/fs"
-	"time"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 )
@@ -70,15 +69,6 @@ type TreeFile struct {
 	Uid, Gid int
 }
 
-// WriteResult reports what WriteFile stored.
-type WriteResult struct {
-	// Size is the number of bytes written.
-	Size int64
-	// SHA256 is the lower-case hex SHA-256 of the bytes written, computed
-	// while streaming.
-	SHA256 string
-}
-
 // Backend is one workspace: a root directory on the host or inside a
 // container. Every method is safe to call concurrently on distinct paths.
 type Backend interface {
@@ -104,7 +94,7 @@ type Backend interface {
 	// cancelled, no partial file is left behind. When wantSHA256 is not
 	// empty and the streamed bytes hash differently, nothing is renamed into
 	// place and an error wrapping ErrContentChanged is returned.
-	WriteFile(ctx context.Context, rel string, r io.Reader, perm fs.FileMode, wantSHA256 string) (WriteResult, error)
+	WriteFile(ctx context.Context, rel string, r io.Reader, perm fs.FileMode, wantSHA256 string) (sandbox.WriteResult, error)
 	// Chmod sets the permission bits of rel (no symlink is followed).
 	Chmod(ctx context.Context, rel string, perm fs.FileMode) error
 	// Chgrp changes the group of rel to the named group (no symlink is
@@ -144,7 +134,7 @@ type Backend interface {
 	// exit code. A non-zero exit is not an error here (callers decide, as
 	// the Python SDK's ExecNonZeroError); an error means the command could not be
 	// run or did not finish (ErrExecTimeout).
-	Exec(ctx context.Context, req ExecRequest) (sandbox.ExecResult, error)
+	Exec(ctx context.Context, req sandbox.ExecRequest) (sandbox.ExecResult, error)
 }
 
 // RemoveReport is what RemoveTree left in place.
@@ -158,29 +148,6 @@ type RemoveReport struct {
 	// Gone is true when rel was missing or not a directory.
 	Gone bool `json:"gone,omitempty"`
 }
-
-// ExecRequest is one command to run in a workspace (design/sdk-model.md §4.5, §6.2, §6.3).
-type ExecRequest struct {
-	// Argv is the command vector, run without a shell; callers wanting a
-	// shell pass ["sh", "-lc", script] as the Python SDK does.
-	Argv []string
-	// User runs the command as this user; "" means the backend's default.
-	// Backends that cannot switch users refuse a non-empty User.
-	User string
-	// WorkDir is the workspace-relative working directory ("" or "." for
-	// the root), already checked with sandbox.NormalizeSandboxCwd.
-	WorkDir string
-	// Env holds variables added to the command's environment; they win
-	// over the backend's own.
-	Env map[string]string
-	// Timeout bounds the run; 0 means no limit. On expiry the whole
-	// process group is killed and the error wraps ErrExecTimeout.
-	Timeout time.Duration
-}
-
-// ErrExecTimeout is wrapped when a command outlived its timeout; the Python SDK's
-// ExecTimeoutError ("command timed out").
-var ErrExecTimeout = errors.New("command timed out")
 
 // ErrContentChanged is wrapped when streamed content does not match the
 // checksum the caller planned with (a host source edited between plan and
@@ -218,5 +185,5 @@ type BatchFile struct {
 // mode) and returns one WriteResult per file, in order. On error no file of
 // the batch has been renamed into place.
 type BatchWriter interface {
-	WriteFiles(ctx context.Context, files []BatchFile) ([]WriteResult, error)
+	WriteFiles(ctx context.Context, files []BatchFile) ([]sandbox.WriteResult, error)
 }

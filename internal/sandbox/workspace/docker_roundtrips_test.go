@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/docker"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/docker/dockertest"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
@@ -44,7 +45,7 @@ func TestDockerRoundTrips(t *testing.T) {
 	newEngine := func() (*workspace.Engine, *docker.RequestCounter) {
 		c := &docker.RequestCounter{}
 		return workspace.New(workspace.Config{LocalBaseDir: t.TempDir(), WorkingDir: t.TempDir(),
-			Docker: docker.HostConfig{Requests: c}}), c
+			DockerRequests: c}), c
 	}
 	eng, c := newEngine()
 	w, err := eng.CreateDocker(ctx, spec.Docker{Image: dockertest.Image, PullPolicy: "never"})
@@ -171,7 +172,7 @@ func checkEffects(ctx context.Context, t *testing.T, eng *workspace.Engine, id s
 		t.Fatal(err)
 	}
 	// Stat shows the permission bits only; the special bits are read in the container.
-	res, err := ws.Exec(ctx, workspace.ExecRequest{Argv: []string{"stat", "-c", "%a %n", "s.bin", "sg"}})
+	res, err := ws.Exec(ctx, sandbox.ExecRequest{Argv: []string{"stat", "-c", "%a %n", "s.bin", "sg"}})
 	if err != nil || string(res.Stdout) != "4755 s.bin\n3775 sg\n" {
 		t.Fatalf("special bits: %q %q %v", res.Stdout, res.Stderr, err)
 	}
@@ -186,7 +187,7 @@ func checkEffects(ctx context.Context, t *testing.T, eng *workspace.Engine, id s
 			t.Fatalf("%s left behind after its group failed: %+v %v", rel, st, err)
 		}
 	}
-	res, err = ws.Exec(ctx, workspace.ExecRequest{Argv: []string{"rm", "-rf", "/.sandbox-fs-helper"}})
+	res, err = ws.Exec(ctx, sandbox.ExecRequest{Argv: []string{"rm", "-rf", "/.sandbox-fs-helper"}})
 	if err != nil || res.ExitCode == 0 {
 		t.Fatalf("removing the read-only helper succeeded: %+v %v", res, err)
 	}

@@ -37,7 +37,10 @@ type Config struct {
 	AllowHardLinks bool
 	// Docker says how to reach the Docker daemon for docker workspaces;
 	// the daemon is contacted only when one is used.
-	Docker docker.HostConfig
+	Docker spec.DockerConfig
+	// DockerRequests, when set, counts the Docker API requests made (tests
+	// and benchmarks).
+	DockerRequests *docker.RequestCounter
 	// Kubernetes says how to reach the cluster for kubernetes workspaces;
 	// the cluster is contacted only when one is used.
 	Kubernetes spec.KubernetesConfig
@@ -65,7 +68,7 @@ type Engine struct {
 // New returns an engine for cfg. Nothing is touched on disk and no daemon
 // is contacted.
 func New(cfg Config) *Engine {
-	e := &Engine{cfg: cfg, docker: docker.NewDaemon(cfg.Docker), kube: kubernetes.NewCluster(cfg.Kubernetes)}
+	e := &Engine{cfg: cfg, docker: docker.NewDaemon(docker.HostConfig{DockerConfig: cfg.Docker, Requests: cfg.DockerRequests}), kube: kubernetes.NewCluster(cfg.Kubernetes)}
 	e.drivers = newDrivers(e)
 	return e
 }

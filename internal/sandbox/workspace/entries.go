@@ -97,9 +97,6 @@ func applyMetaTree(ctx context.Context, b backend.Backend, rel string, m Meta, t
 	return b.Chmod(ctx, rel, m.Perm)
 }
 
-// WriteResult is what a file write put in the workspace.
-type WriteResult = backend.WriteResult
-
 // Stat reports the state of rel in the workspace without following a final
 // symlink; hash asks for the content hash of a regular file.
 func (w *Workspace) Stat(ctx context.Context, rel string, hash bool) (EntryState, error) {
@@ -179,7 +176,7 @@ func leftInPlace(abs string, n int) string {
 // WriteFile streams r into rel atomically, then applies the metadata. When
 // wantSHA256 is set, content that hashes differently is refused before it
 // lands (an error wrapping ErrContentChanged).
-func (w *Workspace) WriteFile(ctx context.Context, rel string, r io.Reader, m Meta, wantSHA256 string) (WriteResult, error) {
+func (w *Workspace) WriteFile(ctx context.Context, rel string, r io.Reader, m Meta, wantSHA256 string) (sandbox.WriteResult, error) {
 	if res, done, err := w.writeFileMeta(ctx, rel, r, m, wantSHA256); done {
 		return res, err
 	}
@@ -210,10 +207,10 @@ var ErrContentChanged = backend.ErrContentChanged
 // Python SDK's LocalFile, design/sdk-model.md §2.4) into rel. wantSHA256 is the digest taken at
 // plan time: a source edited since then fails with an error wrapping
 // ErrSourceChanged and leaves the workspace untouched.
-func (w *Workspace) CopyHostFile(ctx context.Context, rel, src string, m Meta, wantSHA256 string) (WriteResult, error) {
+func (w *Workspace) CopyHostFile(ctx context.Context, rel, src string, m Meta, wantSHA256 string) (sandbox.WriteResult, error) {
 	f, fi, err := w.eng.HostSources().OpenFile(ctx, src)
 	if err != nil {
-		return WriteResult{}, err
+		return sandbox.WriteResult{}, err
 	}
 	defer f.Close()
 	prog := sandbox.StartProgress(ctx, "copy", src, 1, fi.Size())

@@ -5,6 +5,7 @@ import (
 	"io"
 	"io/fs"
 
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 )
 
@@ -18,7 +19,7 @@ type (
 		StatHash(ctx context.Context, rel string) (backend.FileInfo, string, int64, error)
 	}
 	metaWriter interface {
-		WriteFileMeta(ctx context.Context, rel string, r io.Reader, perm fs.FileMode, owner, group, wantSHA256 string) (backend.WriteResult, error)
+		WriteFileMeta(ctx context.Context, rel string, r io.Reader, perm fs.FileMode, owner, group, wantSHA256 string) (sandbox.WriteResult, error)
 	}
 	entryDirMaker interface {
 		MkdirEntry(ctx context.Context, rel string, perm fs.FileMode, owner, group string) error
@@ -37,10 +38,10 @@ func (w *Workspace) statHash(ctx context.Context, rel string, hash bool) (info b
 }
 
 // writeFileMeta is WriteFile in one backend call, when the backend can.
-func (w *Workspace) writeFileMeta(ctx context.Context, rel string, r io.Reader, m Meta, wantSHA256 string) (WriteResult, bool, error) {
+func (w *Workspace) writeFileMeta(ctx context.Context, rel string, r io.Reader, m Meta, wantSHA256 string) (sandbox.WriteResult, bool, error) {
 	mw, ok := w.Backend.(metaWriter)
 	if !ok {
-		return WriteResult{}, false, nil
+		return sandbox.WriteResult{}, false, nil
 	}
 	res, err := mw.WriteFileMeta(ctx, rel, r, m.Perm, m.Owner, m.Group, wantSHA256)
 	return res, true, err

@@ -6,29 +6,16 @@ import (
 	"maps"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 )
 
 // ShellArgv is the Python SDK's shell command shaping (design/sdk-model.md §4.5): a script runs
 // as ["sh", "-lc", script].
 func ShellArgv(script string) []string { return []string{"sh", "-lc", script} }
 
-// ExecRequest is a command to run in a workspace.
-type ExecRequest = backend.ExecRequest
-
-// ErrExecTimeout is wrapped when a command outlived its timeout (the
-// Python SDK's ExecTimeoutError).
-var ErrExecTimeout = backend.ErrExecTimeout
-
-// StartError is a command the runtime could not start (a missing working
-// directory, an unknown user, a program not found): never the command's
-// own exit code.
-type StartError = backend.StartError
-
 // Exec runs req in the workspace with the workspace's environment
 // underneath req.Env. A non-zero exit is returned in the result, not as an
 // error.
-func (w *Workspace) Exec(ctx context.Context, req ExecRequest) (sandbox.ExecResult, error) {
+func (w *Workspace) Exec(ctx context.Context, req sandbox.ExecRequest) (sandbox.ExecResult, error) {
 	// A container has the workspace environment as its own; a local
 	// workspace's is in its marker.
 	env := maps.Clone(w.Environment)

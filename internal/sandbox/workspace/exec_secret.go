@@ -21,7 +21,7 @@ type SecretExec struct {
 // over req.Env. The error, if any, has the secrets redacted already and
 // still matches ErrExecTimeout, ErrWorkspaceGone and ErrWorkspaceStopped;
 // the result's Secrets are set even then.
-func (w *Workspace) ExecSecret(ctx context.Context, req ExecRequest, secretEnv map[string]string) (SecretExec, error) {
+func (w *Workspace) ExecSecret(ctx context.Context, req sandbox.ExecRequest, secretEnv map[string]string) (SecretExec, error) {
 	secrets := envSecrets(secretEnv)
 	values, err := w.drv.secretEnvironment(ctx, w)
 	if err != nil {
@@ -37,7 +37,7 @@ func (w *Workspace) ExecSecret(ctx context.Context, req ExecRequest, secretEnv m
 		req.Env = env
 	}
 	res, err := w.Exec(ctx, req)
-	return SecretExec{ExecResult: res, Secrets: secrets}, secrets.Error(err, ErrExecTimeout, ErrWorkspaceGone, ErrWorkspaceStopped)
+	return SecretExec{ExecResult: res, Secrets: secrets}, secrets.Error(err, sandbox.ErrExecTimeout, ErrWorkspaceGone, ErrWorkspaceStopped)
 }
 
 // envSecrets is the set of the values of env.

@@ -3,6 +3,7 @@ package workspace
 import (
 	"context"
 	"errors"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +16,7 @@ func TestExecSecret(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := ExecRequest{Argv: ShellArgv(`echo "$PLAIN $S"`), Env: map[string]string{"S": "overridden"}}
+	req := sandbox.ExecRequest{Argv: ShellArgv(`echo "$PLAIN $S"`), Env: map[string]string{"S": "overridden"}}
 	res, err := w.ExecSecret(ctx, req, map[string]string{"S": "hush-1234"})
 	if err != nil {
 		t.Fatal(err)
@@ -32,9 +33,9 @@ func TestExecSecret(t *testing.T) {
 
 	// An error naming the secret (here in the command itself) is redacted
 	// and still says it timed out.
-	req = ExecRequest{Argv: ShellArgv("sleep 5 # hush-1234"), Timeout: 100 * time.Millisecond}
+	req = sandbox.ExecRequest{Argv: ShellArgv("sleep 5 # hush-1234"), Timeout: 100 * time.Millisecond}
 	_, err = w.ExecSecret(ctx, req, map[string]string{"S": "hush-1234"})
-	if !errors.Is(err, ErrExecTimeout) || strings.Contains(err.Error(), "hush-1234") || !strings.Contains(err.Error(), "REDACTED") {
+	if !errors.Is(err, sandbox.ErrExecTimeout) || strings.Contains(err.Error(), "hush-1234") || !strings.Contains(err.Error(), "REDACTED") {
 		t.Errorf("timeout error: %v", err)
 	}
 }

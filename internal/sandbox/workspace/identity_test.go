@@ -3,14 +3,13 @@ package workspace
 import (
 	"context"
 	"errors"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/local"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/local"
 )
 
 // A workspace is found from its id alone: another engine, with another
@@ -180,8 +179,8 @@ func TestSplitEntryID(t *testing.T) {
 	}
 }
 
-func execReq(script string) backend.ExecRequest {
-	return backend.ExecRequest{Argv: ShellArgv(script)}
+func execReq(script string) sandbox.ExecRequest {
+	return sandbox.ExecRequest{Argv: ShellArgv(script)}
 }
 
 func TestSymlinkToFilesystemRootRefused(t *testing.T) {

@@ -64,13 +64,9 @@ func (e *Engine) FindDocker(ctx context.Context, containerID string, labels map[
 	return e.Open(ctx, DockerID(uuid))
 }
 
-// DockerHostConfig says how to reach the Docker daemon (see
-// docker.HostConfig); the provider fills it from its block.
-type DockerHostConfig = docker.HostConfig
-
 // CheckDockerHost validates a daemon configuration without contacting the
 // daemon: the host URL's form and the TLS material (a CA is required).
-func CheckDockerHost(c DockerHostConfig) error { return c.Check() }
+func CheckDockerHost(c spec.DockerConfig) error { return docker.HostConfig{DockerConfig: c}.Check() }
 
 // DescribeDocker reads DockerInfo of a docker workspace.
 func (e *Engine) DescribeDocker(ctx context.Context, w *Workspace) (spec.DockerInfo, error) {

@@ -20,7 +20,7 @@ import (
 // (the local backend): a copy of 10,000 files costs one syncfs(2) instead
 // of 10,000 fsyncs.
 type localBatcher interface {
-	WriteBatch(ctx context.Context, next func() (local.BatchItem, error)) ([]backend.WriteResult, error)
+	WriteBatch(ctx context.Context, next func() (local.BatchItem, error)) ([]sandbox.WriteResult, error)
 }
 
 // visitItem is one host file handed from the tree walk to the batch; done

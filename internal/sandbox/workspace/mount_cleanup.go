@@ -5,11 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/mount"
 	"strings"
 	"time"
-
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/mount"
 )
 
 // Removing a mount is reported truthfully: an unmount that fails is
@@ -93,7 +92,7 @@ func (e *MountLeftError) Error() string {
 func (e *Engine) unmountRetrying(ctx context.Context, w *Workspace, mp string) (listed bool, attempts int, detail string, err error) {
 	for {
 		attempts++
-		res, err := w.Backend.Exec(ctx, backend.ExecRequest{Argv: []string{"sh", "-c",
+		res, err := w.Backend.Exec(ctx, sandbox.ExecRequest{Argv: []string{"sh", "-c",
 			`fusermount3 -u "$1" 2>&1 || umount "$1" 2>&1`, "sh", mp}, Timeout: MountCommandTimeout})
 		if err != nil {
 			return true, attempts, detail, err
@@ -116,7 +115,7 @@ func (e *Engine) unmountRetrying(ctx context.Context, w *Workspace, mp string) (
 
 // lazyUnmount detaches mp even while it is busy.
 func (e *Engine) lazyUnmount(ctx context.Context, w *Workspace, mp string) (bool, error) {
-	_, err := w.Backend.Exec(ctx, backend.ExecRequest{Argv: []string{"sh", "-c",
+	_, err := w.Backend.Exec(ctx, sandbox.ExecRequest{Argv: []string{"sh", "-c",
 		`fusermount3 -uz "$1" 2>/dev/null || umount -l "$1"`, "sh", mp}, Timeout: MountCommandTimeout})
 	if err != nil {
 		return true, err
@@ -178,7 +177,7 @@ func helpers(ctx context.Context, w *Workspace, mode string, paths []string) ([]
 		return nil, nil
 	}
 	argv := append([]string{"sh", "-c", helperScript, "sh", mode}, paths...)
-	res, err := w.Backend.Exec(ctx, backend.ExecRequest{Argv: argv, Timeout: MountCommandTimeout})
+	res, err := w.Backend.Exec(ctx, sandbox.ExecRequest{Argv: argv, Timeout: MountCommandTimeout})
 	if err != nil {
 		return nil, err
 	}

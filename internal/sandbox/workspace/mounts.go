@@ -128,7 +128,7 @@ func (e *Engine) ApplyMount(ctx context.Context, req MountRequest) (MountResult,
 		return MountResult{}, fmt.Errorf("%s is already a mount point (another mount resource at the same path, or "+
 			"something mounted out of band): two mounts cannot share a path", mp)
 	}
-	res, err := w.Backend.Exec(ctx, backend.ExecRequest{Argv: []string{"ls", "-A", "--", mp}, Timeout: MountCommandTimeout})
+	res, err := w.Backend.Exec(ctx, sandbox.ExecRequest{Argv: []string{"ls", "-A", "--", mp}, Timeout: MountCommandTimeout})
 	if err == nil && res.OK() && len(bytes.TrimSpace(res.Stdout)) > 0 {
 		return MountResult{}, fmt.Errorf("%s is a directory with content: mounting over it would hide that content; "+
 			"mount at an empty or new path", mp)
@@ -141,7 +141,7 @@ func (e *Engine) ApplyMount(ctx context.Context, req MountRequest) (MountResult,
 		err = errors.Join(err, e.removeFailedMount(ctx, req))
 		return MountResult{MountPath: mp, Applied: applied}, mount.Redact(err, mount.Secrets(req.Mount))
 	}
-	res, err = w.Backend.Exec(ctx, backend.ExecRequest{Argv: []string{"ls", "-A", "--", mp}, Timeout: MountCommandTimeout})
+	res, err = w.Backend.Exec(ctx, sandbox.ExecRequest{Argv: []string{"ls", "-A", "--", mp}, Timeout: MountCommandTimeout})
 	if err != nil || !res.OK() {
 		detail := ""
 		if err != nil {
@@ -232,7 +232,7 @@ func (e *Engine) MountStatus(ctx context.Context, id, mountPath string) (MountSt
 	if err != nil {
 		return MountState{}, err
 	}
-	res, err := w.Backend.Exec(ctx, backend.ExecRequest{Argv: []string{"cat", "/proc/mounts"}, Timeout: MountCommandTimeout})
+	res, err := w.Backend.Exec(ctx, sandbox.ExecRequest{Argv: []string{"cat", "/proc/mounts"}, Timeout: MountCommandTimeout})
 	if err != nil {
 		return MountState{}, err
 	}
@@ -242,7 +242,7 @@ func (e *Engine) MountStatus(ctx context.Context, id, mountPath string) (MountSt
 	if !procMountsHas(res.Stdout, mountPath) {
 		return MountState{}, nil
 	}
-	probe, err := w.Backend.Exec(ctx, backend.ExecRequest{Argv: []string{"ls", "-d", "--", mountPath}, Timeout: mountProbeTimeout})
+	probe, err := w.Backend.Exec(ctx, sandbox.ExecRequest{Argv: []string{"ls", "-d", "--", mountPath}, Timeout: mountProbeTimeout})
 	return MountState{Listed: true, Healthy: err == nil && probe.OK()}, nil
 }
 
@@ -278,7 +278,7 @@ type mountSession struct {
 func (s *mountSession) Root() string { return s.w.Root }
 
 func (s *mountSession) Exec(ctx context.Context, argv []string) (mount.ExecResult, error) {
-	res, err := s.w.Exec(ctx, ExecRequest{Argv: argv, Timeout: MountCommandTimeout})
+	res, err := s.w.Exec(ctx, sandbox.ExecRequest{Argv: argv, Timeout: MountCommandTimeout})
 	if err != nil {
 		return mount.ExecResult{}, err
 	}
@@ -296,7 +296,7 @@ func (s *mountSession) ReadFile(ctx context.Context, p string) ([]byte, error) {
 	if !path.IsAbs(p) {
 		p = path.Join(s.w.Root, p)
 	}
-	res, err := s.w.Backend.Exec(ctx, backend.ExecRequest{Argv: []string{"cat", "--", p}, Timeout: MountCommandTimeout})
+	res, err := s.w.Backend.Exec(ctx, sandbox.ExecRequest{Argv: []string{"cat", "--", p}, Timeout: MountCommandTimeout})
 	if err != nil {
 		return nil, err
 	}

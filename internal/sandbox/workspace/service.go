@@ -83,7 +83,7 @@ func (w *Workspace) StartService(ctx context.Context, spec ServiceSpec) (Service
 	for k, v := range spec.Env {
 		env[k] = v
 	}
-	res, err := w.ExecSecret(ctx, ExecRequest{Argv: argv, User: spec.User, WorkDir: spec.WorkDir, Env: env,
+	res, err := w.ExecSecret(ctx, sandbox.ExecRequest{Argv: argv, User: spec.User, WorkDir: spec.WorkDir, Env: env,
 		Timeout: 30 * time.Second}, spec.SecretEnv)
 	if err != nil {
 		return ServiceProcess{}, res.Secrets, err
@@ -110,7 +110,7 @@ func (w *Workspace) StartService(ctx context.Context, spec ServiceSpec) (Service
 // ServiceRunning reports whether the supervisor of p is still alive. It
 // only observes.
 func (w *Workspace) ServiceRunning(ctx context.Context, p ServiceProcess) (bool, error) {
-	res, err := w.Exec(ctx, ExecRequest{Argv: []string{"sh", "-c", serviceStatusScript, "sandbox-service",
+	res, err := w.Exec(ctx, sandbox.ExecRequest{Argv: []string{"sh", "-c", serviceStatusScript, "sandbox-service",
 		strconv.Itoa(p.PID), p.StartTicks, p.Token}, User: w.adminUser(), Timeout: 30 * time.Second})
 	if err != nil {
 		return false, err
@@ -135,7 +135,7 @@ type StopReport struct {
 // still alive after grace. A service already gone is not an error.
 func (w *Workspace) StopService(ctx context.Context, p ServiceProcess, grace time.Duration) (StopReport, error) {
 	secs := int((grace + time.Second - 1) / time.Second)
-	res, err := w.Exec(ctx, ExecRequest{Argv: []string{"sh", "-c", serviceStopScript, "sandbox-service",
+	res, err := w.Exec(ctx, sandbox.ExecRequest{Argv: []string{"sh", "-c", serviceStopScript, "sandbox-service",
 		strconv.Itoa(p.PID), p.StartTicks, p.Token, strconv.Itoa(secs)}, User: w.adminUser(), Timeout: grace + 2*time.Minute})
 	if err != nil {
 		return StopReport{}, err
@@ -151,7 +151,7 @@ func (w *Workspace) StopService(ctx context.Context, p ServiceProcess, grace tim
 // ServiceLogTail returns the last lines of a service's log (at most 4 KiB
 // of it, as text).
 func (w *Workspace) ServiceLogTail(ctx context.Context, name string, lines int) string {
-	res, err := w.Exec(ctx, ExecRequest{Argv: []string{"sh", "-c", serviceLogTailScript, "sandbox-service",
+	res, err := w.Exec(ctx, sandbox.ExecRequest{Argv: []string{"sh", "-c", serviceLogTailScript, "sandbox-service",
 		w.AbsPath(ServiceLogPath(name))}, User: w.adminUser(), Timeout: 30 * time.Second})
 	if err != nil {
 		return fmt.Sprintf("(log not readable: %v)", err)
@@ -200,7 +200,7 @@ func (w *Workspace) probeOnce(ctx context.Context, spec ServiceSpec, r Readiness
 		if d, ok := ctx.Deadline(); ok && time.Until(d) < timeout {
 			timeout = max(time.Until(d), time.Millisecond)
 		}
-		res, err := w.ExecSecret(ctx, ExecRequest{Argv: r.Exec, User: spec.User, WorkDir: spec.WorkDir, Env: spec.Env,
+		res, err := w.ExecSecret(ctx, sandbox.ExecRequest{Argv: r.Exec, User: spec.User, WorkDir: spec.WorkDir, Env: spec.Env,
 			Timeout: timeout}, spec.SecretEnv)
 		if err != nil {
 			return err

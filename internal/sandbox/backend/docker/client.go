@@ -14,24 +14,17 @@ import (
 	"strings"
 
 	"github.com/moby/moby/client"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
 )
 
-// HostConfig says how to reach the Docker daemon. Empty fields fall back to
-// the standard environment, as the docker CLI reads it: DOCKER_HOST,
-// DOCKER_CERT_PATH and DOCKER_TLS_VERIFY.
+// HostConfig says how to reach the Docker daemon: the provider's settings
+// (spec.DockerConfig, with the environment as fallback) and, for tests and
+// benchmarks, a counter of the API requests made.
 type HostConfig struct {
-	// Host is the daemon address: unix:///path, tcp://host:port or
-	// ssh://[user@]host[:port]. Default $DOCKER_HOST, else
-	// unix:///var/run/docker.sock.
-	Host string
-	// CertPath is a directory holding ca.pem, cert.pem and key.pem for a
-	// tcp:// daemon. Default $DOCKER_CERT_PATH; when only DOCKER_TLS_VERIFY
-	// is set, ~/.docker as the docker CLI does.
-	CertPath string
-	// CAPEM, CertPEM and KeyPEM are PEM material used instead of CertPath.
-	CAPEM, CertPEM, KeyPEM string
-	// Requests, when set, counts every API request made to the daemon
-	// (tests and benchmarks); nil counts nothing.
+	spec.DockerConfig
+	// Requests, when set, counts every API request made to the daemon;
+	// nil counts nothing.
 	Requests *RequestCounter
 }
 

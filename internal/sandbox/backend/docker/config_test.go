@@ -47,7 +47,7 @@ func TestHostConfig_tls(t *testing.T) {
 	cert, key := selfSigned(t)
 
 	// Client material without a CA never turns verification off.
-	_, err := HostConfig{Host: "tcp://127.0.0.1:2376", CertPEM: cert, KeyPEM: key}.resolve()
+	_, err := HostConfig{DockerConfig: spec.DockerConfig{Host: "tcp://127.0.0.1:2376", CertPEM: cert, KeyPEM: key}}.resolve()
 	if !errors.Is(err, ErrNoCA) {
 		t.Fatalf("no CA: %v", err)
 	}
@@ -61,22 +61,22 @@ func TestHostConfig_tls(t *testing.T) {
 	must(os.WriteFile(filepath.Join(dir, "cert.pem"), []byte(cert), 0o600))
 	must(os.WriteFile(filepath.Join(dir, "key.pem"), []byte(key), 0o600))
 	t.Setenv("DOCKER_CERT_PATH", dir)
-	if _, err := (HostConfig{Host: "tcp://127.0.0.1:2376"}).resolve(); !errors.Is(err, ErrNoCA) {
+	if _, err := (HostConfig{DockerConfig: spec.DockerConfig{Host: "tcp://127.0.0.1:2376"}}).resolve(); !errors.Is(err, ErrNoCA) {
 		t.Fatalf("DOCKER_CERT_PATH without ca.pem: %v", err)
 	}
 	must(os.WriteFile(filepath.Join(dir, "ca.pem"), []byte(cert), 0o600))
-	r, err := HostConfig{Host: "tcp://127.0.0.1:2376"}.resolve()
+	r, err := HostConfig{DockerConfig: spec.DockerConfig{Host: "tcp://127.0.0.1:2376"}}.resolve()
 	if err != nil || r.tls == nil || r.tls.InsecureSkipVerify || len(r.tls.Certificates) != 1 || r.tls.RootCAs == nil {
 		t.Fatalf("cert path: %+v %v", r.tls, err)
 	}
-	if _, err := (HostConfig{Host: "tcp://127.0.0.1:2376", CAPEM: cert, CertPEM: cert}).resolve(); err == nil || !strings.Contains(err.Error(), "together") {
+	if _, err := (HostConfig{DockerConfig: spec.DockerConfig{Host: "tcp://127.0.0.1:2376", CAPEM: cert, CertPEM: cert}}).resolve(); err == nil || !strings.Contains(err.Error(), "together") {
 		t.Fatalf("cert without key: %v", err)
 	}
 	// TLS material does not apply to a unix socket.
-	if r, err := (HostConfig{Host: "unix:///var/run/docker.sock"}).resolve(); err != nil || r.tls != nil {
+	if r, err := (HostConfig{DockerConfig: spec.DockerConfig{Host: "unix:///var/run/docker.sock"}}).resolve(); err != nil || r.tls != nil {
 		t.Fatalf("unix: %+v %v", r, err)
 	}
-	if _, err := NewClient(HostConfig{Host: "tcp://127.0.0.1:2376", CAPEM: cert}); err != nil {
+	if _, err := NewClient(HostConfig{DockerConfig: spec.DockerConfig{Host: "tcp://127.0.0.1:2376", CAPEM: cert}}); err != nil {
 		t.Fatalf("client with a CA: %v", err)
 	}
 }
@@ -97,7 +97,7 @@ func TestHostConfig_hosts(t *testing.T) {
 		t.Fatalf("ssh args %q", got)
 	}
 	for _, bad := range []string{"ftp://x", "ssh://host/path", "not a url"} {
-		if _, err := (HostConfig{Host: bad}).resolve(); err == nil {
+		if _, err := (HostConfig{DockerConfig: spec.DockerConfig{Host: bad}}).resolve(); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
 	}

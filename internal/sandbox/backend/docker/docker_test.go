@@ -156,17 +156,17 @@ func TestDockerBackend_accountsAndGroups(t *testing.T) {
 func TestDockerBackend_execAndLifecycle(t *testing.T) {
 	b := newWorkspace(t, func(s *docker.Spec) { s.Environment = map[string]string{"GREETING": "hi"} })
 	ctx := context.Background()
-	res, err := b.Exec(ctx, backend.ExecRequest{Argv: []string{"sh", "-c", "echo $GREETING $EXTRA; pwd; echo err >&2; exit 3"}, Env: map[string]string{"EXTRA": "there"}})
+	res, err := b.Exec(ctx, sandbox.ExecRequest{Argv: []string{"sh", "-c", "echo $GREETING $EXTRA; pwd; echo err >&2; exit 3"}, Env: map[string]string{"EXTRA": "there"}})
 	if err != nil || res.ExitCode != 3 || string(res.Stdout) != "hi there\n/workspace\n" || string(res.Stderr) != "err\n" {
 		t.Fatalf("exec: %+v %q %q %v", res, res.Stdout, res.Stderr, err)
 	}
 	// On timeout the command and everything it started are killed, even a
 	// child that left the process group.
-	_, err = b.Exec(ctx, backend.ExecRequest{
+	_, err = b.Exec(ctx, sandbox.ExecRequest{
 		Argv:    []string{"sh", "-c", "sleep 31 & setsid sleep 32 & sleep 33; echo done"},
 		Timeout: 500 * time.Millisecond,
 	})
-	if !errors.Is(err, backend.ErrExecTimeout) || !strings.Contains(err.Error(), "every process it started was killed") {
+	if !errors.Is(err, sandbox.ErrExecTimeout) || !strings.Contains(err.Error(), "every process it started was killed") {
 		t.Fatalf("timeout: %v", err)
 	}
 	left := sh(t, b, `for p in /proc/[0-9]*; do tr '\0' ' ' < $p/cmdline 2>/dev/null; echo; done | grep -c 'sleep 3[123]' || true`)

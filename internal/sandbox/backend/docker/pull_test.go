@@ -2,6 +2,7 @@ package docker
 
 import (
 	"context"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -30,7 +31,7 @@ func TestEnsureImage_pullStreamError(t *testing.T) {
 	defer srv.Close()
 	t.Setenv("DOCKER_CERT_PATH", "")
 	t.Setenv("DOCKER_TLS_VERIFY", "")
-	d := NewDaemon(HostConfig{Host: "tcp://" + strings.TrimPrefix(srv.URL, "http://")})
+	d := NewDaemon(HostConfig{DockerConfig: spec.DockerConfig{Host: "tcp://" + strings.TrimPrefix(srv.URL, "http://")}})
 	err := d.ensureImage(context.Background(), "example/app:1", PullMissing)
 	if err == nil || !strings.Contains(err.Error(), "manifest unknown") {
 		t.Fatalf("pull stream error: %v", err)

@@ -151,7 +151,7 @@ type Response struct {
 	SHA256  string                `json:"sha256,omitempty"`
 	Size    int64                 `json:"size,omitempty"`
 	Files   []backend.TreeFile    `json:"files,omitempty"`
-	Written []backend.WriteResult `json:"written,omitempty"`
+	Written []sandbox.WriteResult `json:"written,omitempty"`
 	Removal *backend.RemoveReport `json:"removal,omitempty"`
 	// Killed names the processes OpKillEnv killed (a helper of an older
 	// version gives only their count in Size).

@@ -16,12 +16,11 @@ import (
 	"strconv"
 	"strings"
 
-	"golang.org/x/sys/unix"
-
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/local"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/digestcache"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/snapshot"
+	"golang.org/x/sys/unix"
 )
 
 // Main runs one helper operation (args as documented in the package doc)
@@ -185,7 +184,7 @@ func run(ctx context.Context, b *local.Backend, op, rel, arg string, stdin io.Re
 
 // writeTar writes every regular-file member of the tar stream on r as one
 // local.Backend.WriteBatch, then drains r.
-func writeTar(ctx context.Context, b *local.Backend, r io.Reader) ([]backend.WriteResult, error) {
+func writeTar(ctx context.Context, b *local.Backend, r io.Reader) ([]sandbox.WriteResult, error) {
 	tr := tar.NewReader(r)
 	var metas []pendingMeta
 	written, err := b.WriteBatch(ctx, func() (local.BatchItem, error) {
@@ -208,7 +207,7 @@ func writeTar(ctx context.Context, b *local.Backend, r io.Reader) ([]backend.Wri
 		err = applyPendingMeta(ctx, b, metas)
 	}
 	if written == nil {
-		written = []backend.WriteResult{}
+		written = []sandbox.WriteResult{}
 	}
 	return written, err
 }

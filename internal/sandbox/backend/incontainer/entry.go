@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/fshelper"
 )
@@ -37,10 +38,10 @@ func entryMeta(perm fs.FileMode, owner, group string) fshelper.EntryMeta {
 // owner is set, else chgrp when group is, then chmod to perm) in the same
 // helper process; a file this call created is removed again when its
 // metadata cannot be applied.
-func (w *Workspace) WriteFileMeta(ctx context.Context, rel string, r io.Reader, perm fs.FileMode, owner, group, wantSHA256 string) (backend.WriteResult, error) {
+func (w *Workspace) WriteFileMeta(ctx context.Context, rel string, r io.Reader, perm fs.FileMode, owner, group, wantSHA256 string) (sandbox.WriteResult, error) {
 	meta, err := json.Marshal(entryMeta(perm, owner, group))
 	if err != nil {
-		return backend.WriteResult{}, err
+		return sandbox.WriteResult{}, err
 	}
 	return w.writeOne(ctx, rel, r, perm, wantSHA256, map[string]string{fshelper.PAXMeta: string(meta)})
 }

@@ -22,11 +22,11 @@ import (
 // fshelper.ExecTokenEnv set to a value unique to the run. On timeout, and
 // when ctx expires or is cancelled first, the file helper kills, as root,
 // every process carrying that token (the command and everything it
-// started); the error wraps backend.ErrExecTimeout ("command timed out")
+// started); the error wraps sandbox.ErrExecTimeout ("command timed out")
 // for the run's own timeout, else ctx's error, and names what was killed.
 // A command the runtime could not start (a missing working directory, an
-// unknown user, a program not found) fails with a *backend.StartError.
-func (w *Workspace) Exec(ctx context.Context, req backend.ExecRequest) (sandbox.ExecResult, error) {
+// unknown user, a program not found) fails with a *sandbox.StartError.
+func (w *Workspace) Exec(ctx context.Context, req sandbox.ExecRequest) (sandbox.ExecResult, error) {
 	if len(req.Argv) == 0 {
 		return sandbox.ExecResult{}, errors.New("exec: empty command")
 	}
@@ -83,10 +83,10 @@ func (w *Workspace) Exec(ctx context.Context, req backend.ExecRequest) (sandbox.
 		}
 		if kerr != nil {
 			return sandbox.ExecResult{ExitCode: -1}, fmt.Errorf("%w after %s; killing its processes failed: %w",
-				backend.ErrExecTimeout, req.Timeout.Round(time.Millisecond), kerr)
+				sandbox.ErrExecTimeout, req.Timeout.Round(time.Millisecond), kerr)
 		}
 		return sandbox.ExecResult{ExitCode: -1}, fmt.Errorf("%w after %s; every process it started was killed: %s",
-			backend.ErrExecTimeout, req.Timeout.Round(time.Millisecond), what)
+			sandbox.ErrExecTimeout, req.Timeout.Round(time.Millisecond), what)
 	}
 	return res, err
 }

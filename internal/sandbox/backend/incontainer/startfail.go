@@ -19,7 +19,7 @@ const maxStartMessage = 1024
 // failed: ... chdir to cwd ...", "unable to find user ...") or from the
 // file helper's run operation ("sandbox-fs-helper run: ..."). It returns
 // nil for anything else, the command's own exit included.
-func startFailure(req backend.ExecRequest, res sandbox.ExecResult) *backend.StartError {
+func startFailure(req sandbox.ExecRequest, res sandbox.ExecResult) *sandbox.StartError {
 	if res.ExitCode != 126 && res.ExitCode != 127 {
 		return nil
 	}
@@ -39,7 +39,7 @@ func startFailure(req backend.ExecRequest, res sandbox.ExecResult) *backend.Star
 	if workdir == "" {
 		workdir = "."
 	}
-	e := &backend.StartError{Detail: backend.StartDetail(msg)}
+	e := &sandbox.StartError{Detail: backend.StartDetail(msg)}
 	switch {
 	case strings.Contains(msg, "chdir to cwd") || helper && strings.Contains(msg, ": chdir "):
 		e.Attr, e.Value = "working_dir", path.Clean(workdir)

@@ -5,13 +5,12 @@ import (
 	"testing"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 )
 
 // The runtimes' refusals, as Docker (runc) and the file helper's run
 // operation print them, are told apart from a command's own exit 126/127.
 func TestStartFailure(t *testing.T) {
-	req := backend.ExecRequest{Argv: []string{"pytest", "-q"}, User: "agnet", WorkDir: "tests/unit"}
+	req := sandbox.ExecRequest{Argv: []string{"pytest", "-q"}, User: "agnet", WorkDir: "tests/unit"}
 	for name, c := range map[string]struct {
 		code           int
 		stdout, stderr string

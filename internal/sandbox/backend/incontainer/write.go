@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/fshelper"
 )
@@ -16,15 +17,15 @@ import (
 // helper's stdin, which writes it as the local backend does. Size is not
 // known in advance, so the content is first spooled to a temporary host
 // file when r is not a file of known size.
-func (w *Workspace) WriteFile(ctx context.Context, rel string, r io.Reader, perm fs.FileMode, wantSHA256 string) (backend.WriteResult, error) {
+func (w *Workspace) WriteFile(ctx context.Context, rel string, r io.Reader, perm fs.FileMode, wantSHA256 string) (sandbox.WriteResult, error) {
 	return w.writeOne(ctx, rel, r, perm, wantSHA256, nil)
 }
 
 // writeOne is WriteFile with the PAX records pax added to the member.
-func (w *Workspace) writeOne(ctx context.Context, rel string, r io.Reader, perm fs.FileMode, wantSHA256 string, pax map[string]string) (backend.WriteResult, error) {
+func (w *Workspace) writeOne(ctx context.Context, rel string, r io.Reader, perm fs.FileMode, wantSHA256 string, pax map[string]string) (sandbox.WriteResult, error) {
 	size, rc, cleanup, err := sized(r)
 	if err != nil {
-		return backend.WriteResult{}, err
+		return sandbox.WriteResult{}, err
 	}
 	defer cleanup()
 	res, err := w.writeFiles(ctx, []backend.BatchFile{{
@@ -32,7 +33,7 @@ func (w *Workspace) writeOne(ctx context.Context, rel string, r io.Reader, perm 
 		Open: func(context.Context) (io.ReadCloser, error) { return io.NopCloser(rc), nil },
 	}}, pax)
 	if err != nil {
-		return backend.WriteResult{}, err
+		return sandbox.WriteResult{}, err
 	}
 	return res[0], nil
 }
@@ -40,12 +41,12 @@ func (w *Workspace) writeOne(ctx context.Context, rel string, r io.Reader, perm 
 // WriteFiles writes every file in one tar stream to one helper process (see
 // backend.BatchWriter). Files are opened one after the other while the
 // stream is produced, so no content is ever held whole in memory.
-func (w *Workspace) WriteFiles(ctx context.Context, files []backend.BatchFile) ([]backend.WriteResult, error) {
+func (w *Workspace) WriteFiles(ctx context.Context, files []backend.BatchFile) ([]sandbox.WriteResult, error) {
 	return w.writeFiles(ctx, files, nil)
 }
 
 // writeFiles is WriteFiles with the PAX records pax added to every member.
-func (w *Workspace) writeFiles(ctx context.Context, files []backend.BatchFile, pax map[string]string) ([]backend.WriteResult, error) {
+func (w *Workspace) writeFiles(ctx context.Context, files []backend.BatchFile, pax map[string]string) ([]sandbox.WriteResult, error) {
 	if len(files) == 0 {
 		return nil, nil
 	}

@@ -45,7 +45,7 @@ func newWorkspace(t *testing.T, mutate func(*kubernetes.Spec)) (*kubernetes.Clus
 
 func sh(t *testing.T, b backend.Backend, user, script string) string {
 	t.Helper()
-	res, err := b.Exec(t.Context(), backend.ExecRequest{Argv: []string{"sh", "-c", script}, User: user})
+	res, err := b.Exec(t.Context(), sandbox.ExecRequest{Argv: []string{"sh", "-c", script}, User: user})
 	if err != nil {
 		t.Fatalf("exec %q: %v", script, err)
 	}
@@ -88,13 +88,13 @@ func TestKubernetesBackend_filesCommandsUsers(t *testing.T) {
 	if out := sh(t, b, "agent", "id -un; id -Gn; pwd; echo $GREETING; touch src/pkg/mine && stat -c %U src/pkg/mine"); out != "agent\nagent team\n/workspace\nhello\nagent\n" {
 		t.Fatalf("as agent: %q", out)
 	}
-	res, err := b.Exec(ctx, backend.ExecRequest{Argv: []string{"sh", "-c", "exit 3"}})
+	res, err := b.Exec(ctx, sandbox.ExecRequest{Argv: []string{"sh", "-c", "exit 3"}})
 	if err != nil || res.ExitCode != 3 {
 		t.Fatalf("exit code: %+v %v", res, err)
 	}
 	// A command that outlives its timeout is killed with everything it started.
 	start := time.Now()
-	_, err = b.Exec(ctx, backend.ExecRequest{Argv: []string{"sh", "-c", "setsid sleep 300 & sleep 300"}, Timeout: time.Second})
+	_, err = b.Exec(ctx, sandbox.ExecRequest{Argv: []string{"sh", "-c", "setsid sleep 300 & sleep 300"}, Timeout: time.Second})
 	if err == nil || !strings.Contains(err.Error(), "timed out") {
 		t.Fatalf("timeout: %v", err)
 	}

@@ -13,9 +13,8 @@ import (
 	"path"
 	"sync"
 
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"golang.org/x/sys/unix"
-
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 )
 
 // batchWorkers is how many files of a batch are staged at once. Creating a
@@ -49,14 +48,14 @@ type stageJob struct {
 // may share one stream (a tar archive). When next, a reader or a checksum
 // fails, or ctx is cancelled, every temporary file is removed and no target
 // is touched; the error names the file.
-func (b *Backend) WriteBatch(ctx context.Context, next func() (BatchItem, error)) ([]backend.WriteResult, error) {
+func (b *Backend) WriteBatch(ctx context.Context, next func() (BatchItem, error)) ([]sandbox.WriteResult, error) {
 	return b.writeBatch(ctx, next, false)
 }
 
 // writeBatch is WriteBatch, or WriteFile's batch when single is set: then
 // every file is staged here, in order, and its temporary file stays open
 // and locked until it is fsync-ed and renamed; no syncfs(2).
-func (b *Backend) writeBatch(ctx context.Context, next func() (BatchItem, error), single bool) ([]backend.WriteResult, error) {
+func (b *Backend) writeBatch(ctx context.Context, next func() (BatchItem, error), single bool) ([]sandbox.WriteResult, error) {
 	root, err := b.openRoot("write")
 	if err != nil {
 		return nil, err
@@ -123,7 +122,7 @@ type batchState struct {
 	single  bool // WriteFile's batch of one: no workers, temporaries kept open
 	dirs    map[string]*fd
 	todo    []*staged
-	results []backend.WriteResult
+	results []sandbox.WriteResult
 	err     error
 	cancel  context.CancelFunc
 }
@@ -141,12 +140,12 @@ func (s *batchState) slot() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.todo = append(s.todo, nil)
-	s.results = append(s.results, backend.WriteResult{})
+	s.results = append(s.results, sandbox.WriteResult{})
 	return len(s.todo) - 1
 }
 
 // done records the outcome of staging file i.
-func (s *batchState) done(i int, p *staged, res backend.WriteResult, err error) {
+func (s *batchState) done(i int, p *staged, res sandbox.WriteResult, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err != nil {
@@ -270,20 +269,20 @@ func (b *Backend) targetDir(root *fd, dirs map[string]*fd, relIn string, replace
 
 // stageBytes stages a small file already read into a chunk; its temporary
 // file is closed at once (a batch may stage thousands).
-func stageBytes(ctx context.Context, j stageJob) (*staged, backend.WriteResult, error) {
+func stageBytes(ctx context.Context, j stageJob) (*staged, sandbox.WriteResult, error) {
 	j.it.R = bytes.NewReader((*j.buf)[:j.n])
 	return stageClosed(ctx, j.pfd, j.rel, j.base, j.it)
 }
 
 // stageClosed is stage for a batch: the temporary file is closed once
 // filled and renamed after the batch's one syncfs.
-func stageClosed(ctx context.Context, pfd *fd, rel, base string, it BatchItem) (*staged, backend.WriteResult, error) {
+func stageClosed(ctx context.Context, pfd *fd, rel, base string, it BatchItem) (*staged, sandbox.WriteResult, error) {
 	p, res, err := stage(ctx, pfd, rel, base, it)
 	if err == nil {
 		err = p.release()
 	}
 	if err != nil {
-		return nil, backend.WriteResult{}, err
+		return nil, sandbox.WriteResult{}, err
 	}
 	return p, res, nil
 }

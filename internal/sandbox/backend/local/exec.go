@@ -35,8 +35,8 @@ import (
 // that moved to their own group or session. A user cannot be
 // switched on the host: a non-empty req.User is refused. A missing working
 // directory or a program that cannot be started fails with a
-// *backend.StartError.
-func (b *Backend) Exec(ctx context.Context, req backend.ExecRequest) (sandbox.ExecResult, error) {
+// *sandbox.StartError.
+func (b *Backend) Exec(ctx context.Context, req sandbox.ExecRequest) (sandbox.ExecResult, error) {
 	if len(req.Argv) == 0 {
 		return sandbox.ExecResult{}, errors.New("exec: empty command")
 	}
@@ -52,7 +52,7 @@ func (b *Backend) Exec(ctx context.Context, req backend.ExecRequest) (sandbox.Ex
 		if err != nil {
 			detail = err.Error()
 		}
-		return sandbox.ExecResult{}, &backend.StartError{Attr: "working_dir", Value: path.Clean("./" + req.WorkDir), Detail: backend.StartDetail(detail)}
+		return sandbox.ExecResult{}, &sandbox.StartError{Attr: "working_dir", Value: path.Clean("./" + req.WorkDir), Detail: backend.StartDetail(detail)}
 	}
 	runCtx := ctx
 	var cancel context.CancelFunc
@@ -76,7 +76,7 @@ func (b *Backend) Exec(ctx context.Context, req backend.ExecRequest) (sandbox.Ex
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
-		return sandbox.ExecResult{}, &backend.StartError{Attr: "command", Value: req.Argv[0], Detail: backend.StartDetail(err.Error())}
+		return sandbox.ExecResult{}, &sandbox.StartError{Attr: "command", Value: req.Argv[0], Detail: backend.StartDetail(err.Error())}
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -88,7 +88,7 @@ func (b *Backend) Exec(ctx context.Context, req backend.ExecRequest) (sandbox.Ex
 		killed := <-done
 		if errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
 			return sandbox.ExecResult{Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), ExitCode: -1},
-				fmt.Errorf("%w after %s; every process it started was killed: %s (%w)", backend.ErrExecTimeout,
+				fmt.Errorf("%w after %s; every process it started was killed: %s (%w)", sandbox.ErrExecTimeout,
 					req.Timeout.Round(time.Millisecond), what, killed)
 		}
 		return sandbox.ExecResult{}, fmt.Errorf("%w; every process the command started was killed: %s (%w)", ctx.Err(), what, killed)

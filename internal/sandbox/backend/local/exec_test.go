@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 )
 
@@ -21,7 +22,7 @@ func TestExec(t *testing.T) {
 	}
 	b := New(root)
 	ctx := context.Background()
-	res, err := b.Exec(ctx, backend.ExecRequest{
+	res, err := b.Exec(ctx, sandbox.ExecRequest{
 		Argv:    []string{"sh", "-c", `pwd; echo "$GREETING $HOME"; echo oops >&2; exit 3`},
 		WorkDir: "tasks/a",
 		Env:     map[string]string{"GREETING": "hi"},
@@ -41,11 +42,11 @@ func TestExecTimeoutKillsProcessGroup(t *testing.T) {
 	marker := filepath.Join(root, "survived")
 	start := time.Now()
 	// The child sleeps in the background; killing only sh would leave it.
-	_, err := b.Exec(context.Background(), backend.ExecRequest{
+	_, err := b.Exec(context.Background(), sandbox.ExecRequest{
 		Argv:    []string{"sh", "-c", "(sleep 2; touch " + marker + ") & wait"},
 		Timeout: 200 * time.Millisecond,
 	})
-	if !errors.Is(err, backend.ErrExecTimeout) || !strings.Contains(err.Error(), "command timed out") {
+	if !errors.Is(err, sandbox.ErrExecTimeout) || !strings.Contains(err.Error(), "command timed out") {
 		t.Fatalf("err = %v, want ErrExecTimeout", err)
 	}
 	if time.Since(start) > 1500*time.Millisecond {
@@ -58,14 +59,14 @@ func TestExecTimeoutKillsProcessGroup(t *testing.T) {
 }
 
 func TestExecRefusesUser(t *testing.T) {
-	_, err := New(t.TempDir()).Exec(context.Background(), backend.ExecRequest{Argv: []string{"true"}, User: "agent"})
+	_, err := New(t.TempDir()).Exec(context.Background(), sandbox.ExecRequest{Argv: []string{"true"}, User: "agent"})
 	if err == nil || !strings.Contains(err.Error(), "cannot switch users") {
 		t.Fatalf("err = %v", err)
 	}
 }
 
 func TestExecCapsOutput(t *testing.T) {
-	res, err := New(t.TempDir()).Exec(context.Background(), backend.ExecRequest{
+	res, err := New(t.TempDir()).Exec(context.Background(), sandbox.ExecRequest{
 		Argv: []string{"sh", "-c", "head -c 5000000 /dev/zero; echo small >&2"},
 	})
 	if !errors.Is(err, backend.ErrOutputTooLarge) || !strings.Contains(err.Error(), "stdout was 5000000 bytes") {
@@ -84,11 +85,11 @@ func TestExecTimeoutKillsNewSessions(t *testing.T) {
 	}
 	root := t.TempDir()
 	marker := filepath.Join(root, "survived")
-	_, err := New(root).Exec(context.Background(), backend.ExecRequest{
+	_, err := New(root).Exec(context.Background(), sandbox.ExecRequest{
 		Argv:    []string{"sh", "-c", "setsid sh -c 'sleep 2; touch " + marker + "' </dev/null >/dev/null 2>&1 & sleep 30"},
 		Timeout: 300 * time.Millisecond,
 	})
-	if !errors.Is(err, backend.ErrExecTimeout) {
+	if !errors.Is(err, sandbox.ErrExecTimeout) {
 		t.Fatalf("err = %v, want ErrExecTimeout", err)
 	}
 	// sh (the command), sh (in its own session) and the two sleeps.
@@ -105,12 +106,12 @@ func TestExecTimeoutKillsNewSessions(t *testing.T) {
 
 func TestExecCannotStart(t *testing.T) {
 	b := New(t.TempDir())
-	_, err := b.Exec(context.Background(), backend.ExecRequest{Argv: []string{"true"}, WorkDir: "results/x"})
-	var se *backend.StartError
+	_, err := b.Exec(context.Background(), sandbox.ExecRequest{Argv: []string{"true"}, WorkDir: "results/x"})
+	var se *sandbox.StartError
 	if !errors.As(err, &se) || se.Attr != "working_dir" || !strings.Contains(err.Error(), `working_dir "results/x" does not exist in the workspace`) {
 		t.Fatalf("err = %v, want a StartError on working_dir", err)
 	}
-	_, err = b.Exec(context.Background(), backend.ExecRequest{Argv: []string{"no-such-program-here"}})
+	_, err = b.Exec(context.Background(), sandbox.ExecRequest{Argv: []string{"no-such-program-here"}})
 	if !errors.As(err, &se) || se.Attr != "command" || !strings.Contains(err.Error(), `"no-such-program-here" could not be started`) {
 		t.Fatalf("err = %v, want a StartError on the command", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"runtime"
 
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 )
 
@@ -26,8 +27,8 @@ func (b *Backend) Stat(context.Context, string) (backend.FileInfo, error) {
 func (b *Backend) MkdirAll(context.Context, string, fs.FileMode) error { return errUnsupported }
 
 // WriteFile is not supported on this system.
-func (b *Backend) WriteFile(context.Context, string, io.Reader, fs.FileMode, string) (backend.WriteResult, error) {
-	return backend.WriteResult{}, errUnsupported
+func (b *Backend) WriteFile(context.Context, string, io.Reader, fs.FileMode, string) (sandbox.WriteResult, error) {
+	return sandbox.WriteResult{}, errUnsupported
 }
 
 // Chmod is not supported on this system.

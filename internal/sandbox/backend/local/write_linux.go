@@ -16,7 +16,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 )
 
 // tmpInfix marks the temporary files writes create:
@@ -44,13 +43,13 @@ var ErrTempBusy = errors.New("another write of this file is in progress")
 // WriteFile is a batch of one file (see WriteBatch) that keeps its
 // temporary file open and locked until it is fsync-ed and renamed, instead
 // of one syncfs(2) for a whole batch.
-func (b *Backend) WriteFile(ctx context.Context, rel string, r io.Reader, perm fs.FileMode, wantSHA256 string) (backend.WriteResult, error) {
+func (b *Backend) WriteFile(ctx context.Context, rel string, r io.Reader, perm fs.FileMode, wantSHA256 string) (sandbox.WriteResult, error) {
 	if err := ctx.Err(); err != nil {
-		return backend.WriteResult{}, err
+		return sandbox.WriteResult{}, err
 	}
 	res, err := b.writeBatch(ctx, oneItem(BatchItem{Rel: rel, Perm: perm, SHA256: wantSHA256, R: r}), true)
 	if err != nil {
-		return backend.WriteResult{}, err
+		return sandbox.WriteResult{}, err
 	}
 	return res[0], nil
 }
@@ -84,16 +83,16 @@ type staged struct {
 // stage creates the temporary file of base below the directory pfd,
 // streams it.R into it while hashing, checks the checksum and sets the
 // mode. On error the temporary file is removed.
-func stage(ctx context.Context, pfd *fd, rel, base string, it BatchItem) (*staged, backend.WriteResult, error) {
+func stage(ctx context.Context, pfd *fd, rel, base string, it BatchItem) (*staged, sandbox.WriteResult, error) {
 	f, tmp, err := createTemp(pfd, rel, base)
 	if err != nil {
-		return nil, backend.WriteResult{}, err
+		return nil, sandbox.WriteResult{}, err
 	}
 	s := &staged{f: f, dir: pfd, tmp: tmp, base: base, rel: rel}
 	res, err := fill(ctx, f, rel, it)
 	if err != nil {
 		s.abort()
-		return nil, backend.WriteResult{}, err
+		return nil, sandbox.WriteResult{}, err
 	}
 	s.written = writtenStamp(int(f.Fd()), res.SHA256)
 	return s, res, nil
@@ -101,20 +100,20 @@ func stage(ctx context.Context, pfd *fd, rel, base string, it BatchItem) (*stage
 
 // fill copies it.R into f while hashing, checks the checksum and sets the
 // mode.
-func fill(ctx context.Context, f *os.File, rel string, it BatchItem) (backend.WriteResult, error) {
+func fill(ctx context.Context, f *os.File, rel string, it BatchItem) (sandbox.WriteResult, error) {
 	h := sha256.New()
 	n, err := sandbox.CopyChunks(ctx, &hashingFile{f: f, h: h}, it.R)
 	if err != nil {
-		return backend.WriteResult{}, fmt.Errorf("write %s: %w", rel, err)
+		return sandbox.WriteResult{}, fmt.Errorf("write %s: %w", rel, err)
 	}
 	sum := hex.EncodeToString(h.Sum(nil))
 	if it.SHA256 != "" && !strings.EqualFold(it.SHA256, sum) {
-		return backend.WriteResult{}, &ContentChangedError{Rel: rel, SHA256: sum, Planned: strings.ToLower(it.SHA256)}
+		return sandbox.WriteResult{}, &ContentChangedError{Rel: rel, SHA256: sum, Planned: strings.ToLower(it.SHA256)}
 	}
 	if err := unix.Fchmod(int(f.Fd()), unixMode(it.Perm)); err != nil {
-		return backend.WriteResult{}, &fs.PathError{Op: "chmod", Path: rel, Err: err}
+		return sandbox.WriteResult{}, &fs.PathError{Op: "chmod", Path: rel, Err: err}
 	}
-	return backend.WriteResult{Size: n, SHA256: sum}, nil
+	return sandbox.WriteResult{Size: n, SHA256: sum}, nil
 }
 
 // release closes the temporary file (dropping its lock) but keeps it for a

@@ -21,10 +21,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/moby/moby/client"
-
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/docker"
+	"github.com/moby/moby/client"
 )
 
 // Image is the test image built by scripts/docker-up.sh FROM scratch: a
@@ -141,7 +140,7 @@ func static(p string) bool {
 // Exec runs argv in the container (as root) behind the provider's back and
 // returns stdout; a non-zero exit is an error carrying stderr.
 func Exec(ctx context.Context, containerID string, argv ...string) (string, error) {
-	res, err := daemon.Open(containerID, "/").Exec(ctx, backend.ExecRequest{Argv: argv, User: "0:0"})
+	res, err := daemon.Open(containerID, "/").Exec(ctx, sandbox.ExecRequest{Argv: argv, User: "0:0"})
 	if err != nil {
 		return "", err
 	}
