@@ -17,6 +17,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/posix"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/redact"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
 )
 
@@ -105,7 +107,7 @@ func (m *commandModel) run(ctx context.Context, eng *workspace.Engine, secretEnv
 	if err == nil {
 		res, err = ws.ExecSecret(ctx, req, secretEnv)
 	} else {
-		res.Secrets = sandbox.NewSecrets(slices.Collect(maps.Values(secretEnv))...)
+		res.Secrets = redact.NewSecrets(slices.Collect(maps.Values(secretEnv))...)
 	}
 	shown := res.Secrets.Text(commandString(argv))
 	if req.User != "" {
@@ -124,7 +126,7 @@ func (m *commandModel) run(ctx context.Context, eng *workspace.Engine, secretEnv
 			attr = "shell"
 		}
 		diags.AddAttributeError(path.Root(attr), "Command could not start",
-			sandbox.EscapeControl(fmt.Sprintf("%s could not start: %s.", shown, res.Secrets.Text(notStarted.Error()))))
+			posix.EscapeControl(fmt.Sprintf("%s could not start: %s.", shown, res.Secrets.Text(notStarted.Error()))))
 		return diags
 	}
 	if err != nil {
@@ -201,7 +203,7 @@ func (workingDirValidator) ValidateString(_ context.Context, req validator.Strin
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
 		return
 	}
-	if _, err := sandbox.NormalizeSandboxCwd(req.ConfigValue.ValueString()); err != nil {
+	if _, err := posix.NormalizeSandboxCwd(req.ConfigValue.ValueString()); err != nil {
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid working directory",
 			fmt.Sprintf("working_dir %q: %v", req.ConfigValue.ValueString(), err))
 	}

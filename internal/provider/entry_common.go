@@ -20,6 +20,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/posix"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
 )
 
@@ -99,7 +100,7 @@ func entryAttributes(noun string) map[string]schema.Attribute {
 // normalizedPath validates a configured entry path and returns its POSIX
 // normal form.
 func normalizedPath(p types.String) (string, error) {
-	return sandbox.ValidateEntryPath(p.ValueString())
+	return posix.ValidateEntryPath(p.ValueString())
 }
 
 // meta turns the configured permissions and group into engine metadata.
@@ -128,7 +129,7 @@ func parseEntryImportID(id string) (string, string, error) {
 		return "", "", fmt.Errorf("expected an import ID of the form <workspace_id>/<path>, such as "+
 			"docker:0b6f3c2e-6a41-4c9e-9d1a-3f0e2b7c5d11/config/app.toml: %w", err)
 	}
-	norm, err := sandbox.ValidateEntryPath(rel)
+	norm, err := posix.ValidateEntryPath(rel)
 	if err != nil {
 		return "", "", err
 	}
@@ -139,9 +140,9 @@ func parseEntryImportID(id string) (string, string, error) {
 // disk, so that out-of-band changes show in the plan as updates that
 // restore them.
 func (m *entryModel) observeMeta(st workspace.EntryState) {
-	observed := sandbox.PermissionsFromMode(uint32(st.Info.Perm))
+	observed := posix.PermissionsFromMode(uint32(st.Info.Perm))
 	if m.Permissions.IsNull() || m.Permissions.IsUnknown() ||
-		!sandbox.PermissionsEqualString(m.Permissions.ValueString(), observed.ChmodArg()) {
+		!posix.PermissionsEqualString(m.Permissions.ValueString(), observed.ChmodArg()) {
 		m.Permissions = NewPermissionsValue(observed.ChmodArg())
 	}
 	m.Group = observeID(m.Group, st.Info.Group, st.Info.Gid, st.GroupBelow)
@@ -161,10 +162,10 @@ func addEngineError(diags *diag.Diagnostics, summary string, err error) {
 		if se.Cause != nil && !strings.Contains(detail, se.Cause.Error()) {
 			detail += "\ncause: " + se.Cause.Error()
 		}
-		diags.AddError(sandbox.EscapeControl(summary), sandbox.EscapeControl(detail+engineAdvice(err)))
+		diags.AddError(posix.EscapeControl(summary), posix.EscapeControl(detail+engineAdvice(err)))
 		return
 	}
-	diags.AddError(sandbox.EscapeControl(summary), sandbox.EscapeControl(err.Error()+engineAdvice(err)))
+	diags.AddError(posix.EscapeControl(summary), posix.EscapeControl(err.Error()+engineAdvice(err)))
 }
 
 // engineAdvice is what a Terraform user can do about an engine error the
@@ -257,7 +258,7 @@ func (entryPathValidator) ValidateString(_ context.Context, req validator.String
 		return
 	}
 	raw := req.ConfigValue.ValueString()
-	rel, err := sandbox.ValidateEntryPath(raw)
+	rel, err := posix.ValidateEntryPath(raw)
 	if err != nil {
 		addEngineAttributeError(&resp.Diagnostics, req.Path, "Invalid entry path", err)
 		return
@@ -275,7 +276,7 @@ func (entryPathValidator) ValidateString(_ context.Context, req validator.String
 }
 
 // entryPlaceError reports what makes a valid manifest path unusable for an
-// entry resource: the filesystem's limits (sandbox.CheckEntryPlace, the
+// entry resource: the filesystem's limits (posix.CheckEntryPlace, the
 // same check sandbox_manifest and the manifest data source make), and the
 // root itself: the root belongs to its sandbox_workspace, and a resource
 // that owned it would own every other entry.
@@ -285,7 +286,7 @@ func entryPlaceError(rel string) error {
 			"\"notes.txt\" or \"skills\" (a Python SDK dir entry at \"\" or \".\", which sets the root's mode and group, "+
 			"is applied by sandbox_manifest)", rel)
 	}
-	return sandbox.CheckEntryPlace(rel, true)
+	return posix.CheckEntryPlace(rel, true)
 }
 
 // entryPathProblem is entryPlaceError as a predicate following the path

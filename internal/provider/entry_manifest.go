@@ -5,11 +5,10 @@ import (
 	"errors"
 	"unicode/utf8"
 
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/manifest"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/posix"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/manifest"
 )
 
 // manifestEntryAttribute is the computed manifest_entry of an entry
@@ -52,7 +51,7 @@ func (m entryModel) manifestEntry(typ string, own func() (map[string]any, []stri
 	if fields == nil {
 		return types.StringUnknown(), nil
 	}
-	perms := sandbox.DefaultPermissions()
+	perms := posix.DefaultPermissions()
 	if !m.Permissions.IsNull() {
 		if perms, err = m.Permissions.Permissions(); err != nil {
 			return types.StringUnknown(), err

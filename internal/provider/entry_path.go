@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/posix"
 )
 
 // replaceIfPathMoves replaces an entry only when its path names another
@@ -23,8 +24,8 @@ func replaceIfPathMoves() planmodifier.String {
 			resp.RequiresReplace = true
 			return
 		}
-		before, errBefore := sandbox.ValidateEntryPath(req.StateValue.ValueString())
-		after, errAfter := sandbox.ValidateEntryPath(req.PlanValue.ValueString())
+		before, errBefore := posix.ValidateEntryPath(req.StateValue.ValueString())
+		after, errAfter := posix.ValidateEntryPath(req.PlanValue.ValueString())
 		resp.RequiresReplace = errBefore != nil || errAfter != nil || before != after
 	}, pathReplaceDesc, pathReplaceDesc)
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/posix"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -22,9 +24,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
 )
 
 var (
@@ -150,7 +149,7 @@ func (r *exportResource) Create(ctx context.Context, req resource.CreateRequest,
 	var tooFew *workspace.TooFewFilesError
 	switch {
 	case errors.As(err, &noMatch):
-		resp.Diagnostics.AddAttributeError(path.Root("paths"), "Nothing to export", sandbox.EscapeControl(err.Error())+
+		resp.Diagnostics.AddAttributeError(path.Root("paths"), "Nothing to export", posix.EscapeControl(err.Error())+
 			".\n\nSet require_match = false if this glob may match nothing.")
 		return
 	case errors.As(err, &tooFew):

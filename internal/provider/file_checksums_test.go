@@ -15,12 +15,11 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/checksum"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/digestcache"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/digestcache"
 )
 
 // inodeOf returns the inode of the file at p.
@@ -90,7 +89,7 @@ func TestAccFile_checksumsOnDemand(t *testing.T) {
 
 // TestAccFile_sourceHashedOnce: the plan of a host source reads it once
 // through SHA-256 alone unless `checksums` asks for more, counted in bytes
-// per algorithm (sandbox.Hashed) with the digest cache off, so every plan
+// per algorithm (checksum.Hashed) with the digest cache off, so every plan
 // reads the file.
 func TestAccFile_sourceHashedOnce(t *testing.T) {
 	t.Setenv(digestcache.Env, "off")
@@ -101,7 +100,7 @@ func TestAccFile_sourceHashedOnce(t *testing.T) {
 		sums  string
 		extra bool
 	}{{"", false}, {`checksums = ["md5", "sha1", "sha512"]`, true}} {
-		before := sandbox.Hashed()
+		before := checksum.Hashed()
 		resource.Test(t, resource.TestCase{
 			ProtoV6ProviderFactories: protoV6Factories,
 			TerraformVersionChecks:   requireTF111,
@@ -111,8 +110,8 @@ func TestAccFile_sourceHashedOnce(t *testing.T) {
 				ExpectNonEmptyPlan: true,
 			}},
 		})
-		after := sandbox.Hashed()
-		d := sandbox.HashedBytes{MD5: after.MD5 - before.MD5, SHA1: after.SHA1 - before.SHA1,
+		after := checksum.Hashed()
+		d := checksum.HashedBytes{MD5: after.MD5 - before.MD5, SHA1: after.SHA1 - before.SHA1,
 			SHA256: after.SHA256 - before.SHA256, SHA512: after.SHA512 - before.SHA512}
 		if d.SHA256 == 0 || d.SHA256%size != 0 {
 			t.Fatalf("%q: SHA-256 hashed %d bytes, want whole reads of the %d-byte source", c.sums, d.SHA256, size)

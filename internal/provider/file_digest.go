@@ -4,23 +4,22 @@ import (
 	"context"
 	"encoding/base64"
 
-	"github.com/hashicorp/terraform-plugin-framework/types"
-
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/checksum"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
 // planDigest computes the digest of the configured content when it is
 // known at plan time. ok is false when it is not (unknown values, or
 // write-only content whose digests are never recorded).
-func planDigest(ctx context.Context, eng *workspace.Engine, m fileModel) (d sandbox.FileDigest, ok bool, attr string, err error) {
+func planDigest(ctx context.Context, eng *workspace.Engine, m fileModel) (d checksum.FileDigest, ok bool, attr string, err error) {
 	want := m.checksumSet()
 	switch {
 	case !m.Content.IsNull():
 		if m.Content.IsUnknown() {
 			return d, false, "", nil
 		}
-		return sandbox.DigestBytesWith([]byte(m.Content.ValueString()), want), true, "", nil
+		return checksum.DigestBytesWith([]byte(m.Content.ValueString()), want), true, "", nil
 	case !m.ContentBase64.IsNull():
 		if m.ContentBase64.IsUnknown() {
 			return d, false, "", nil
@@ -29,7 +28,7 @@ func planDigest(ctx context.Context, eng *workspace.Engine, m fileModel) (d sand
 		if err != nil {
 			return d, false, "content_base64", err
 		}
-		return sandbox.DigestBytesWith(b, want), true, "", nil
+		return checksum.DigestBytesWith(b, want), true, "", nil
 	case !m.Source.IsNull():
 		if m.Source.IsUnknown() {
 			return d, false, "", nil
@@ -44,11 +43,11 @@ func planDigest(ctx context.Context, eng *workspace.Engine, m fileModel) (d sand
 }
 
 // checksumNames maps the values of `checksums` to the digests they add.
-var checksumNames = map[string]sandbox.DigestSet{"md5": sandbox.DigestMD5, "sha1": sandbox.DigestSHA1, "sha512": sandbox.DigestSHA512}
+var checksumNames = map[string]checksum.DigestSet{"md5": checksum.DigestMD5, "sha1": checksum.DigestSHA1, "sha512": checksum.DigestSHA512}
 
 // checksumSet is the set `checksums` asks for (none when null or unknown).
-func (m *fileModel) checksumSet() sandbox.DigestSet {
-	var set sandbox.DigestSet
+func (m *fileModel) checksumSet() checksum.DigestSet {
+	var set checksum.DigestSet
 	for _, e := range m.Checksums.Elements() {
 		if s, ok := e.(types.String); ok {
 			set |= checksumNames[s.ValueString()]
@@ -59,7 +58,7 @@ func (m *fileModel) checksumSet() sandbox.DigestSet {
 
 // optional is v when the digest is asked for, unknown while `checksums`
 // is, else null.
-func (m *fileModel) optional(d sandbox.DigestSet, v types.String) types.String {
+func (m *fileModel) optional(d checksum.DigestSet, v types.String) types.String {
 	switch {
 	case m.Checksums.IsUnknown():
 		return types.StringUnknown()
@@ -71,19 +70,19 @@ func (m *fileModel) optional(d sandbox.DigestSet, v types.String) types.String {
 
 // setDigest records d: SHA-256 always, the digests `checksums` asks for,
 // null for the others.
-func (m *fileModel) setDigest(d sandbox.FileDigest) {
+func (m *fileModel) setDigest(d checksum.FileDigest) {
 	m.Size = types.Int64Value(d.Size)
 	m.ContentSHA256 = types.StringValue(d.SHA256)
 	m.ContentBase64SHA256 = types.StringValue(d.Base64SHA256)
-	m.ContentMD5 = m.optional(sandbox.DigestMD5, types.StringValue(d.MD5))
-	m.ContentSHA1 = m.optional(sandbox.DigestSHA1, types.StringValue(d.SHA1))
-	m.ContentSHA512 = m.optional(sandbox.DigestSHA512, types.StringValue(d.SHA512))
-	m.ContentBase64SHA512 = m.optional(sandbox.DigestSHA512, types.StringValue(d.Base64SHA512))
+	m.ContentMD5 = m.optional(checksum.DigestMD5, types.StringValue(d.MD5))
+	m.ContentSHA1 = m.optional(checksum.DigestSHA1, types.StringValue(d.SHA1))
+	m.ContentSHA512 = m.optional(checksum.DigestSHA512, types.StringValue(d.SHA512))
+	m.ContentBase64SHA512 = m.optional(checksum.DigestSHA512, types.StringValue(d.Base64SHA512))
 }
 
 // digest returns the planned digest held in the model.
-func (m *fileModel) digest() sandbox.FileDigest {
-	return sandbox.FileDigest{
+func (m *fileModel) digest() checksum.FileDigest {
+	return checksum.FileDigest{
 		Size: m.Size.ValueInt64(), MD5: m.ContentMD5.ValueString(), SHA1: m.ContentSHA1.ValueString(),
 		SHA256: m.ContentSHA256.ValueString(), Base64SHA256: m.ContentBase64SHA256.ValueString(),
 		SHA512: m.ContentSHA512.ValueString(), Base64SHA512: m.ContentBase64SHA512.ValueString(),
@@ -106,8 +105,8 @@ func (m *fileModel) setDigestUnknown() {
 	m.Size = types.Int64Unknown()
 	m.ContentSHA256 = types.StringUnknown()
 	m.ContentBase64SHA256 = types.StringUnknown()
-	m.ContentMD5 = m.optional(sandbox.DigestMD5, types.StringUnknown())
-	m.ContentSHA1 = m.optional(sandbox.DigestSHA1, types.StringUnknown())
-	m.ContentSHA512 = m.optional(sandbox.DigestSHA512, types.StringUnknown())
-	m.ContentBase64SHA512 = m.optional(sandbox.DigestSHA512, types.StringUnknown())
+	m.ContentMD5 = m.optional(checksum.DigestMD5, types.StringUnknown())
+	m.ContentSHA1 = m.optional(checksum.DigestSHA1, types.StringUnknown())
+	m.ContentSHA512 = m.optional(checksum.DigestSHA512, types.StringUnknown())
+	m.ContentBase64SHA512 = m.optional(checksum.DigestSHA512, types.StringUnknown())
 }

@@ -8,6 +8,8 @@ import (
 	"encoding/hex"
 	"fmt"
 
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/checksum"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
 	"github.com/hashicorp/terraform-plugin-framework-validators/helpers/validatordiag"
 	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
@@ -19,9 +21,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
 )
 
 // NewFileResource returns the sandbox_file resource: the Python SDK's File entry
@@ -256,7 +255,7 @@ func write(ctx context.Context, a entryApply[*fileModel]) error {
 	if !m.ContentSHA256.IsNull() && !m.ContentSHA256.IsUnknown() {
 		want = m.ContentSHA256.ValueString()
 	}
-	var res sandbox.FileDigest
+	var res checksum.FileDigest
 	if !m.Source.IsNull() {
 		wr, err := a.ws.CopyHostFile(ctx, a.rel, m.Source.ValueString(), a.meta, want)
 		if err != nil {
@@ -286,7 +285,7 @@ func write(ctx context.Context, a entryApply[*fileModel]) error {
 		default:
 			body = []byte(cfg.ContentWO.ValueString())
 		}
-		res = sandbox.DigestBytesWith(body, m.checksumSet())
+		res = checksum.DigestBytesWith(body, m.checksumSet())
 		if _, err := a.ws.WriteFile(ctx, a.rel, bytes.NewReader(body), a.meta, ""); err != nil {
 			return err
 		}

@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"math/big"
 
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/posix"
 	"github.com/hashicorp/terraform-plugin-framework/function"
-
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 )
 
 var _ function.Function = (*formatPermissionsFunction)(nil)
@@ -46,7 +45,7 @@ func (f *formatPermissionsFunction) Run(ctx context.Context, req function.RunReq
 		resp.Error = function.NewArgumentFuncError(0, fmt.Sprintf("mode %s is not a whole number from 0 to 4294967295", n.Text('g', -1)))
 		return
 	}
-	resp.Error = function.ConcatFuncErrors(resp.Error, resp.Result.Set(ctx, sandbox.PermissionsFromMode(uint32(mode)).String()))
+	resp.Error = function.ConcatFuncErrors(resp.Error, resp.Result.Set(ctx, posix.PermissionsFromMode(uint32(mode)).String()))
 }
 
 // wholeNumber returns n as an int64 when it is a whole number in [lo, hi].

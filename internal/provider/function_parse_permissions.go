@@ -3,11 +3,10 @@ package provider
 import (
 	"context"
 
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/posix"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 )
 
 var permissionsObjectTypes = map[string]attr.Type{
@@ -48,7 +47,7 @@ func (f *parsePermissionsFunction) Run(ctx context.Context, req function.RunRequ
 	if resp.Error != nil {
 		return
 	}
-	p, err := sandbox.ParsePermissions(s)
+	p, err := posix.ParsePermissions(s)
 	if err != nil {
 		resp.Error = function.NewArgumentFuncError(0, err.Error())
 		return

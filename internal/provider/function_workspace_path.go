@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/function"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/posix"
 )
 
 var _ function.Function = (*workspacePathFunction)(nil)
@@ -41,7 +42,7 @@ func (f *workspacePathFunction) Run(ctx context.Context, req function.RunRequest
 	if resp.Error != nil {
 		return
 	}
-	out, err := sandbox.WorkspacePath(root, p)
+	out, err := posix.WorkspacePath(root, p)
 	if err != nil {
 		arg := int64(1)
 		var se *sandbox.Error

@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/gitrepo"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/redact"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
 )
 
@@ -147,7 +148,7 @@ func (m *gitRepoModel) source(cfg *gitRepoModel) gitrepo.Source {
 // maskGitSecrets masks every form of the configured credentials in the
 // provider's log lines of this operation.
 func maskGitSecrets(ctx context.Context, m, cfg *gitRepoModel) context.Context {
-	return tflog.MaskLogStrings(ctx, sandbox.AllSecretForms(m.source(cfg).Credentials.Secrets()...)...)
+	return tflog.MaskLogStrings(ctx, redact.AllSecretForms(m.source(cfg).Credentials.Secrets()...)...)
 }
 
 func (m *gitRepoModel) subpathPtr() *string {
@@ -182,7 +183,7 @@ func (m *gitRepoModel) setManifestEntry() error {
 
 func (gitRepoEntry) validate(m *gitRepoModel, diags *diag.Diagnostics) {
 	if !m.Subpath.IsUnknown() && !m.Repo.IsUnknown() {
-		if _, err := sandbox.ValidateGitSubpath(m.Repo.ValueString(), m.subpathPtr()); err != nil {
+		if _, err := gitrepo.ValidateGitSubpath(m.Repo.ValueString(), m.subpathPtr()); err != nil {
 			addEngineAttributeError(diags, path.Root("subpath"), "Invalid subpath", err)
 		}
 	}

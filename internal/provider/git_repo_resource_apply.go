@@ -4,13 +4,12 @@ import (
 	"context"
 	"strings"
 
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/gitrepo"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
 )
 
 // The plan and apply half of sandbox_git_repo (schema in git_repo_resource.go).
@@ -27,7 +26,7 @@ func (gitRepoEntry) plan(ctx context.Context, eng *workspace.Engine, req resourc
 		return
 	}
 	// The subpath is checked before anything touches the network.
-	subpath, err := sandbox.ValidateGitSubpath(m.Repo.ValueString(), m.subpathPtr())
+	subpath, err := gitrepo.ValidateGitSubpath(m.Repo.ValueString(), m.subpathPtr())
 	if err != nil {
 		addEngineAttributeError(&resp.Diagnostics, path.Root("subpath"), "Invalid subpath", err)
 		return
@@ -44,7 +43,7 @@ func (gitRepoEntry) plan(ctx context.Context, eng *workspace.Engine, req resourc
 	ref := m.Ref.ValueString()
 	samePlace := prior != nil && prior.source(nil).URL == src.URL && prior.Ref.ValueString() == ref
 	var commit string
-	if samePlace && sandbox.LooksLikeCommitRef(ref) && strings.HasPrefix(prior.Commit.ValueString(), strings.ToLower(ref)) {
+	if samePlace && gitrepo.LooksLikeCommitRef(ref) && strings.HasPrefix(prior.Commit.ValueString(), strings.ToLower(ref)) {
 		commit = prior.Commit.ValueString() // a commit never moves
 	} else if commit, err = eng.ResolveGitRef(ctx, src, ref); err != nil {
 		addEngineAttributeError(&resp.Diagnostics, gitErrorPath(cfg, err), gitResolveSummary(ref, err), err)
@@ -56,7 +55,7 @@ func (gitRepoEntry) plan(ctx context.Context, eng *workspace.Engine, req resourc
 	}
 	priorSub := ""
 	if prior != nil {
-		priorSub, _ = sandbox.ValidateGitSubpath(prior.Repo.ValueString(), prior.subpathPtr())
+		priorSub, _ = gitrepo.ValidateGitSubpath(prior.Repo.ValueString(), prior.subpathPtr())
 	}
 	if prior != nil && commit != "" && prior.Commit.ValueString() == commit && priorSub == subpath {
 		if t := getTree(ctx, req.Private, treeKey); t != nil {
@@ -75,7 +74,7 @@ func (gitRepoEntry) plan(ctx context.Context, eng *workspace.Engine, req resourc
 func (gitRepoEntry) apply(ctx context.Context, a entryApply[*gitRepoModel], diags *diag.Diagnostics) {
 	m, cfg := a.m, a.cfg
 	ctx = maskGitSecrets(ctx, m, cfg)
-	subpath, err := sandbox.ValidateGitSubpath(m.Repo.ValueString(), m.subpathPtr())
+	subpath, err := gitrepo.ValidateGitSubpath(m.Repo.ValueString(), m.subpathPtr())
 	if err != nil {
 		addEngineAttributeError(diags, path.Root("subpath"), "Invalid subpath", err)
 		return

@@ -14,6 +14,7 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/manifest"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/mount"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/posix"
 )
 
 var _ datasource.DataSourceWithValidateConfig = (*manifestDataSource)(nil)
@@ -162,7 +163,7 @@ func checkManifestEntry(key string, value types.String, diags *diag.Diagnostics)
 		diags.AddAttributeError(at, "Manifest entry "+sandbox.QuoteText(key)+" is null", fmt.Sprintf(errNullEntry, sandbox.QuoteText(key)))
 		return nil
 	}
-	if _, err := sandbox.ValidateEntryPath(key); err != nil {
+	if _, err := posix.ValidateEntryPath(key); err != nil {
 		addEngineAttributeError(diags, at, "Invalid manifest entry path", err)
 		return nil
 	}
@@ -204,7 +205,7 @@ func (d *manifestDataSource) Read(ctx context.Context, req datasource.ReadReques
 		man.Groups = append(man.Groups, sandbox.Group{Name: g.Name.ValueString(), Users: manifestUsers(g.Users)})
 	}
 	for i, g := range m.ExtraPathGrants {
-		grant, err := sandbox.NewPathGrant(g.Path.ValueString(), g.ReadOnly.ValueBool(), g.Description.ValueStringPointer(), g.HostPath.ValueStringPointer())
+		grant, err := posix.NewPathGrant(g.Path.ValueString(), g.ReadOnly.ValueBool(), g.Description.ValueStringPointer(), g.HostPath.ValueStringPointer())
 		if err != nil {
 			addEngineAttributeError(&resp.Diagnostics, path.Root("extra_path_grants").AtListIndex(i), "Invalid extra path grant", err)
 			continue

@@ -15,6 +15,8 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/gitrepo"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/manifest"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/posix"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/redact"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
 )
 
@@ -82,7 +84,7 @@ func manifestInputs(ctx context.Context, man *manifest.Manifest, m, cfg *manifes
 		}
 	}
 	entryKey := func(attr, key string) (string, bool) {
-		rel, err := sandbox.ValidateEntryPath(key)
+		rel, err := posix.ValidateEntryPath(key)
 		if err != nil || !gitPaths[rel] {
 			diags.AddAttributeError(path.Root(attr).AtMapKey(key), "Not a git_repo entry",
 				"the key "+sandbox.QuoteText(key)+" names no git_repo entry of manifest_json; use the entry's path as it appears in the manifest")
@@ -128,7 +130,7 @@ func manifestInputs(ctx context.Context, man *manifest.Manifest, m, cfg *manifes
 // maskManifestSecrets masks every form of the inputs' credentials in the
 // provider's log lines of this operation.
 func maskManifestSecrets(ctx context.Context, in workspace.ManifestInputs) context.Context {
-	return tflog.MaskLogStrings(ctx, sandbox.AllSecretForms(in.Secrets()...)...)
+	return tflog.MaskLogStrings(ctx, redact.AllSecretForms(in.Secrets()...)...)
 }
 
 // recordGitApplied keeps the plan's checkouts in private state.
@@ -158,7 +160,7 @@ func manifestErrorPath(ctx context.Context, err error, in workspace.ManifestInpu
 		var urls map[string]string
 		_ = m.GitURLs.ElementsAs(ctx, &urls, false)
 		for k := range urls {
-			if rel, e := sandbox.ValidateEntryPath(k); e == nil && rel == ee.Path {
+			if rel, e := posix.ValidateEntryPath(k); e == nil && rel == ee.Path {
 				return path.Root("git_urls").AtMapKey(k)
 			}
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/mount"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/posix"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
 )
 
@@ -100,7 +101,7 @@ func mountInputs(ctx context.Context, in *workspace.ManifestInputs, typeOf map[s
 	}
 	for _, k := range sandboxSortedKeys(creds) {
 		p := path.Root("mount_credentials_wo").AtMapKey(k)
-		rel, err := sandbox.ValidateEntryPath(k)
+		rel, err := posix.ValidateEntryPath(k)
 		typ := typeOf[rel]
 		if err != nil || typ == "" {
 			diags.AddAttributeError(p, "Not a mount entry", "the key "+sandbox.QuoteText(k)+" names no mount entry of "+

@@ -16,6 +16,7 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/manifest"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/mount"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/posix"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
 )
 
@@ -55,7 +56,7 @@ func (r *mountResource) readInput(ctx context.Context, src attrGetter, cfg *tfsd
 	if diags.HasError() || p.IsUnknown() || mp.IsUnknown() || ro.IsUnknown() || p.IsNull() {
 		return mountInput{}, false
 	}
-	rel, err := sandbox.ValidateEntryPath(p.ValueString())
+	rel, err := posix.ValidateEntryPath(p.ValueString())
 	if err != nil {
 		return mountInput{}, false // entryPathValidator reports it
 	}

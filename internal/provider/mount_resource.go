@@ -8,16 +8,15 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/mount"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/redact"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
 	"github.com/google/uuid"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
-
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/mount"
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
 )
 
 var (
@@ -191,7 +190,7 @@ func (r *mountResource) Create(ctx context.Context, req resource.CreateRequest, 
 		}
 		return
 	}
-	ctx = tflog.MaskLogStrings(ctx, sandbox.AllSecretForms(mount.Secrets(in.m)...)...)
+	ctx = tflog.MaskLogStrings(ctx, redact.AllSecretForms(mount.Secrets(in.m)...)...)
 	sid := strings.ReplaceAll(uuid.NewString(), "-", "")
 	resp.State.Raw = req.Plan.Raw
 	set := func(name string, v any) { resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(name), v)...) }

@@ -5,13 +5,12 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/posix"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/attr/xattr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
-
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 )
 
 // PermissionsType is the string type of every `permissions` attribute. It
@@ -67,7 +66,7 @@ func (v PermissionsValue) ValidateAttribute(_ context.Context, req xattr.Validat
 	if v.IsNull() || v.IsUnknown() {
 		return
 	}
-	if _, err := sandbox.ParsePermissions(v.ValueString()); err != nil {
+	if _, err := posix.ParsePermissions(v.ValueString()); err != nil {
 		detail := err.Error()
 		if !strings.Contains(detail, "octal") {
 			detail += "\n\nUse an octal string such as \"0750\" or an ls -l string such as \"drwxr-x---\"."
@@ -89,12 +88,12 @@ func (v PermissionsValue) StringSemanticEquals(_ context.Context, n basetypes.St
 	if !ok {
 		return false, nil
 	}
-	return sandbox.PermissionsEqualString(v.ValueString(), nv.ValueString()), nil
+	return posix.PermissionsEqualString(v.ValueString(), nv.ValueString()), nil
 }
 
 // Permissions parses the value; callers use it only on validated values.
-func (v PermissionsValue) Permissions() (sandbox.Permissions, error) {
-	return sandbox.ParsePermissions(v.ValueString())
+func (v PermissionsValue) Permissions() (posix.Permissions, error) {
+	return posix.ParsePermissions(v.ValueString())
 }
 
 // NewPermissionsValue returns a known PermissionsValue.

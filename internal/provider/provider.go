@@ -21,6 +21,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/posix"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
 )
@@ -188,7 +189,7 @@ func (p *sandboxProvider) Configure(ctx context.Context, req provider.ConfigureR
 		resp.Diagnostics.AddAttributeError(path.Root("local_base_dir"), "Invalid local_base_dir", err.Error())
 		return
 	}
-	grants := make([]sandbox.PathGrant, 0, len(cfg.ExtraPathGrants))
+	grants := make([]posix.PathGrant, 0, len(cfg.ExtraPathGrants))
 	for i, g := range cfg.ExtraPathGrants {
 		grant, gerr := grantFromModel(g)
 		if gerr != nil {
@@ -278,7 +279,7 @@ func (p *sandboxProvider) Functions(_ context.Context) []func() function.Functio
 	}
 }
 
-func grantFromModel(g grantModel) (sandbox.PathGrant, error) {
+func grantFromModel(g grantModel) (posix.PathGrant, error) {
 	var desc, host *string
 	if !g.Description.IsNull() {
 		d := g.Description.ValueString()
@@ -288,12 +289,12 @@ func grantFromModel(g grantModel) (sandbox.PathGrant, error) {
 		h := g.HostPath.ValueString()
 		host = &h
 	}
-	return sandbox.NewPathGrant(g.Path.ValueString(), g.ReadOnly.ValueBool(), desc, host)
+	return posix.NewPathGrant(g.Path.ValueString(), g.ReadOnly.ValueBool(), desc, host)
 }
 
 func grantErrorPath(i int, err error) path.Path {
 	p := path.Root("extra_path_grants").AtListIndex(i)
-	var ge *sandbox.GrantError
+	var ge *posix.GrantError
 	if errors.As(err, &ge) && ge.Field == "host_path" {
 		return p.AtName("host_path")
 	}

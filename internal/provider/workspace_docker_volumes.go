@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/posix"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -19,9 +21,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
 )
 
 // volumeModel is one element of docker.volumes.
@@ -97,7 +96,7 @@ func (volumePathValidator) ValidateString(_ context.Context, req validator.Strin
 		addEngineAttributeError(&resp.Diagnostics, req.Path, "Invalid volume path", err)
 		return
 	}
-	if rel, err := sandbox.ValidateEntryPath(raw); err == nil && rel != "." {
+	if rel, err := posix.ValidateEntryPath(raw); err == nil && rel != "." {
 		if msg := entryPathProblem(rel); msg != "" {
 			resp.Diagnostics.AddAttributeError(req.Path, "Invalid volume path", fmt.Sprintf("path %q %s", raw, msg))
 		}

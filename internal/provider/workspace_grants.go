@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/posix"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -16,9 +18,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
 )
 
 var grantAttrTypes = map[string]attr.Type{
@@ -53,7 +52,7 @@ func grantsAttribute() schema.ListNestedAttribute {
 // workspaceGrants validates the known grants of list with the Python SDK's
 // rules (errors on the field at fault); idx[i] is the list index of
 // grants[i], complete is false when an element is unknown.
-func workspaceGrants(ctx context.Context, list types.List, diags *diag.Diagnostics) (grants []sandbox.PathGrant, idx []int, complete bool) {
+func workspaceGrants(ctx context.Context, list types.List, diags *diag.Diagnostics) (grants []posix.PathGrant, idx []int, complete bool) {
 	if list.IsUnknown() {
 		return nil, nil, false
 	}
@@ -131,8 +130,8 @@ func validateDockerGrants(ctx context.Context, m workspaceModel, d dockerModel, 
 }
 
 // grantsList is the extra_path_grants attribute of grants read back.
-func grantsList(grants []sandbox.PathGrant) types.List {
-	return objectList(grantAttrTypes, grants, func(g sandbox.PathGrant) map[string]attr.Value {
+func grantsList(grants []posix.PathGrant) types.List {
+	return objectList(grantAttrTypes, grants, func(g posix.PathGrant) map[string]attr.Value {
 		return map[string]attr.Value{
 			"path": types.StringValue(g.Path), "read_only": types.BoolValue(g.ReadOnly),
 			"description": types.StringPointerValue(g.Description), "host_path": types.StringPointerValue(g.HostPath),
@@ -142,8 +141,8 @@ func grantsList(grants []sandbox.PathGrant) types.List {
 
 // sameGrants compares grants by their normalised form, in order, but not
 // their descriptions: a description changes nothing in the workspace.
-func sameGrants(a, b []sandbox.PathGrant) bool {
-	return slices.EqualFunc(a, b, func(x, y sandbox.PathGrant) bool {
+func sameGrants(a, b []posix.PathGrant) bool {
+	return slices.EqualFunc(a, b, func(x, y posix.PathGrant) bool {
 		return x.Path == y.Path && x.ReadOnly == y.ReadOnly && ptrEq(x.HostPath, y.HostPath)
 	})
 }

@@ -4,17 +4,16 @@ import (
 	"context"
 	"sync"
 
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/redact"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
-
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 )
 
 // NewProtocol6Server serves the provider with the write-only values of
 // every resource configuration it is given (validate, plan, apply)
 // remembered for the secret gate of snapshots and exports
-// (sandbox.NoteWriteOnly). The values are never logged or stored.
+// (redact.NoteWriteOnly). The values are never logged or stored.
 func NewProtocol6Server(version string) func() (tfprotov6.ProviderServer, error) {
 	inner := providerserver.NewProtocol6WithError(New(version)())
 	return func() (tfprotov6.ProviderServer, error) {
@@ -140,7 +139,7 @@ func noteStrings(attr string, v tftypes.Value) {
 	}
 	var str string
 	if v.As(&str) == nil {
-		sandbox.NoteWriteOnly(attr, str)
+		redact.NoteWriteOnly(attr, str)
 		return
 	}
 	for _, e := range elementsOf(v) {

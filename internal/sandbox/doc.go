@@ -1,18 +1,22 @@
-// Package sandbox is the engine of the provider: the agent sandbox workspace
-// model of the Python SDK (the Python SDK's agents.sandbox module) re-implemented
-// in Go, byte for byte where the Python SDK defines the behaviour.
+// Package sandbox is the core of the engine: the agent sandbox workspace
+// model of the Python SDK (its agents.sandbox module) that every other
+// package speaks, re-implemented in Go byte for byte where the Python SDK
+// defines the behaviour.
 //
-// It holds the value types (Permissions, User, Group, ExecResult,
-// ExposedPortEndpoint, TreeDigest), the path rules that every workspace
-// path goes through before any backend is touched (entry keys,
-// resolve_workspace_path, the workspace path policy with extra path
-// grants, the run working directory), and the structured errors with the
-// Python SDK's error codes and reason codes. It touches no file: the
-// manifest model lives in the manifest sub-package, and reading host files
-// and the host side of the path rules in hostsource.
+// It holds the model's value types (User, Group and the rules for their
+// names, a command to run and its ExecResult, ExposedPortEndpoint, a
+// workspace's lifetime), the structured errors with the Python SDK's error
+// and reason codes, the bounds on what comes out of a workspace
+// (OutputLimits), and the shell quoting and process environment commands
+// are run with. It does no I/O.
 //
-// The package knows nothing about Terraform: it never imports the
-// terraform-plugin-* modules, so it can be tested and reused on its own.
-// Workspace backends live in the backend sub-packages and receive only
-// paths that this package has already validated.
+// The rules built on it live in sub-packages: posix (workspace paths,
+// permissions and path grants), checksum (file and tree digests), redact
+// (secrets kept out of output), progress (progress of long copies),
+// manifest (the manifest model), hostsource (reading host files), spec (a
+// workspace's declared form, one type per backend), the backends under
+// backend/, and workspace, the engine the provider calls.
+//
+// No package under internal/sandbox imports the terraform-plugin-* modules,
+// so the engine can be tested and reused on its own.
 package sandbox

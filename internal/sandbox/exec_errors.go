@@ -14,8 +14,8 @@ import (
 // (the arguments joined by single spaces), "exit_code" (int), "stdout" and
 // "stderr" (the decoded strings).
 func NewExecNonZeroError(command []string, res ExecResult) *Error {
-	stdout := decodeUTF8Replace(res.Stdout)
-	stderr := decodeUTF8Replace(res.Stderr)
+	stdout := DecodeUTF8Replace(res.Stdout)
+	stderr := DecodeUTF8Replace(res.Stderr)
 	var msg string
 	switch {
 	case stdout != "" && stderr != "":

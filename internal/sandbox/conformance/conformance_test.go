@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/manifest"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/posix"
 )
 
 // seedVector is one entry of the seed vector file: the Python SDK's observed
@@ -253,7 +254,7 @@ func compareVectorError(t *testing.T, exp map[string]any, err error) {
 			t.Errorf("loc: got %q, want %v", backendGrantErr.Field, loc)
 		}
 	}
-	var grantErr *sandbox.GrantError
+	var grantErr *posix.GrantError
 	if errors.As(err, &grantErr) {
 		msg = "Value error, " + grantErr.Message
 		if loc, ok := exp["loc"].([]any); ok && len(loc) > 0 && loc[0] != grantErr.Field {

@@ -8,8 +8,10 @@ import (
 	"strings"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/gitrepo"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/hostsource"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/manifest"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/posix"
 )
 
 // Handlers for the seed vector areas the engine supports. Each decodes the
@@ -31,17 +33,17 @@ var (
 // parsePyPermissions evaluates the two Python expressions the vectors use to
 // build a Permissions: Permissions(owner=..., ...) with the bare model's
 // defaults (7, 0, 0, False), and [Permissions.]from_mode(0o...).
-func parsePyPermissions(expr string) (sandbox.Permissions, error) {
+func parsePyPermissions(expr string) (posix.Permissions, error) {
 	expr = strings.TrimSpace(expr)
 	if m := rePermsMode.FindStringSubmatch(expr); m != nil {
 		mode, err := parsePyOct(m[1])
-		return sandbox.PermissionsFromMode(mode), err
+		return posix.PermissionsFromMode(mode), err
 	}
 	m := rePermsCtor.FindStringSubmatch(expr)
 	if m == nil {
-		return sandbox.Permissions{}, unsupported("expression %q", expr)
+		return posix.Permissions{}, unsupported("expression %q", expr)
 	}
-	p := sandbox.Permissions{Owner: 7}
+	p := posix.Permissions{Owner: 7}
 	for _, kv := range strings.Split(m[1], ",") {
 		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
 		if !ok {
@@ -57,7 +59,7 @@ func parsePyPermissions(expr string) (sandbox.Permissions, error) {
 		}
 		n, err := strconv.ParseInt(v, base, 64)
 		if err != nil {
-			return sandbox.Permissions{}, unsupported("value %q", v)
+			return posix.Permissions{}, unsupported("value %q", v)
 		}
 		switch k {
 		case "owner":
@@ -67,13 +69,13 @@ func parsePyPermissions(expr string) (sandbox.Permissions, error) {
 		case "other":
 			p.Other = int(n)
 		default:
-			return sandbox.Permissions{}, unsupported("field %q", k)
+			return posix.Permissions{}, unsupported("field %q", k)
 		}
 	}
 	return p, nil
 }
 
-func permissionsView(p sandbox.Permissions) map[string]any {
+func permissionsView(p posix.Permissions) map[string]any {
 	return map[string]any{
 		"owner": p.Owner, "group": p.Group, "other": p.Other, "directory": p.Directory,
 		"to_mode_octal": pyOct(p.ToMode()), "repr": p.String(),
@@ -91,7 +93,7 @@ func handlePermissionsVector(raw json.RawMessage, _ any) (any, error) {
 	}
 	switch {
 	case in.Fn == "Permissions.from_str":
-		p, err := sandbox.PermissionsFromString(in.Arg)
+		p, err := posix.PermissionsFromString(in.Arg)
 		if err != nil {
 			return nil, err
 		}
@@ -101,7 +103,7 @@ func handlePermissionsVector(raw json.RawMessage, _ any) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return permissionsView(sandbox.PermissionsFromMode(m)), nil
+		return permissionsView(posix.PermissionsFromMode(m)), nil
 	case in.Fn == "Dir().permissions":
 		p := manifest.DefaultEntryPermissions("dir")
 		return map[string]any{"repr": p.String(), "to_mode_octal": pyOct(p.ToMode())}, nil
@@ -117,7 +119,7 @@ func handlePermissionsVector(raw json.RawMessage, _ any) (any, error) {
 		if m == nil {
 			return nil, unsupported("fn %q", in.Fn)
 		}
-		var ps [3]sandbox.Permissions
+		var ps [3]posix.Permissions
 		for i := range ps {
 			p, err := parsePyPermissions(m[i+1])
 			if err != nil {
@@ -159,8 +161,8 @@ type grantInput struct {
 	HostPath    *string `json:"host_path"`
 }
 
-func (g grantInput) build() (sandbox.PathGrant, error) {
-	return sandbox.NewPathGrant(g.Path, g.ReadOnly, g.Description, g.HostPath)
+func (g grantInput) build() (posix.PathGrant, error) {
+	return posix.NewPathGrant(g.Path, g.ReadOnly, g.Description, g.HostPath)
 }
 
 var (
@@ -198,7 +200,7 @@ func handleWorkspacePathVector(raw json.RawMessage, expected any) (any, error) {
 	case "resolve_workspace_path":
 		return hostsource.ResolveWorkspacePath(root, pyPathArg(in.Rel), in.AllowAbs)
 	case "normalize_sandbox_cwd":
-		return sandbox.NormalizeSandboxCwd(in.Cwd)
+		return posix.NormalizeSandboxCwd(in.Cwd)
 	case "SandboxPathGrant":
 		var g grantInput
 		if err := json.Unmarshal(in.Kwargs, &g); err != nil {
@@ -217,7 +219,7 @@ func handleWorkspacePathVector(raw json.RawMessage, expected any) (any, error) {
 		}
 		return grant, nil
 	}
-	grants := make([]sandbox.PathGrant, 0, len(in.Grants))
+	grants := make([]posix.PathGrant, 0, len(in.Grants))
 	for _, gi := range in.Grants {
 		g, err := gi.build()
 		if err != nil {
@@ -225,7 +227,7 @@ func handleWorkspacePathVector(raw json.RawMessage, expected any) (any, error) {
 		}
 		grants = append(grants, g)
 	}
-	policy, err := sandbox.NewWorkspacePathPolicy(root, grants)
+	policy, err := posix.NewWorkspacePathPolicy(root, grants)
 	if err != nil || fn == "" {
 		return "constructed", err
 	}
@@ -254,7 +256,7 @@ func handleWorkspacePathVector(raw json.RawMessage, expected any) (any, error) {
 }
 
 func scopeVector(cwd, method, path string) (any, error) {
-	scope, err := sandbox.NewWorkspaceScope(cwd)
+	scope, err := posix.NewWorkspaceScope(cwd)
 	if err != nil {
 		return nil, err
 	}
@@ -319,13 +321,13 @@ func handleGitRepoVector(raw json.RawMessage, _ any) (any, error) {
 	}
 	switch in.Fn {
 	case "GitRepo._validate_subpath":
-		s, err := sandbox.ValidateGitSubpath(in.Repo, in.Subpath)
+		s, err := gitrepo.ValidateGitSubpath(in.Repo, in.Subpath)
 		if err != nil || s == "" {
 			return nil, err
 		}
 		return s, nil
 	case "GitRepo._looks_like_commit_ref":
-		return sandbox.LooksLikeCommitRef(in.Ref), nil
+		return gitrepo.LooksLikeCommitRef(in.Ref), nil
 	}
 	return nil, unsupported("fn %q: fetching happens on the host, not with git commands in the workspace", in.Fn)
 }

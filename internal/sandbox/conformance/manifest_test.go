@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/manifest"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/posix"
 )
 
 // exactJSON is a handler result compared byte for byte with the vector's
@@ -142,12 +142,12 @@ func handleManifestJSONVector(raw json.RawMessage, _ any) (any, error) {
 	case "sorted(BaseEntry.registered_types())":
 		return manifest.RegisteredEntryTypes(), nil
 	case "SandboxPathGrant(path='/mnt/d', host_path='/srv/d').model_dump(mode='json')":
-		g, err := sandbox.NewPathGrant("/mnt/d", false, nil, strptr("/srv/d"))
+		g, err := posix.NewPathGrant("/mnt/d", false, nil, strptr("/srv/d"))
 		if err != nil {
 			return nil, err
 		}
 		m := manifest.New()
-		m.ExtraPathGrants = []sandbox.PathGrant{g}
+		m.ExtraPathGrants = []posix.PathGrant{g}
 		b, err := manifestPart(m, "extra_path_grants")
 		if err != nil {
 			return nil, err
@@ -167,7 +167,7 @@ func handleManifestJSONVector(raw json.RawMessage, _ any) (any, error) {
 			path, desc string
 			ro         bool
 		}{{"/tmp", "temporary files", false}, {"/opt/toolchain", "compiler runtime", true}} {
-			grant, err := sandbox.NewPathGrant(g.path, g.ro, strptr(g.desc), nil)
+			grant, err := posix.NewPathGrant(g.path, g.ro, strptr(g.desc), nil)
 			if err != nil {
 				return nil, err
 			}

@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/mount"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/posix"
 )
 
 // Conformance handlers for the Python SDK's mount vectors: mount paths and
@@ -50,12 +50,12 @@ func mvMountPath(_ string, raw json.RawMessage, _ any) (any, error) {
 
 // mvPermissions reads "Permissions(owner=4, ...)" with the bare model's
 // defaults (7, 0, 0).
-func mvPermissions(expr string) (sandbox.Permissions, error) {
+func mvPermissions(expr string) (posix.Permissions, error) {
 	inner, ok := strings.CutPrefix(expr, "Permissions(")
 	if !ok || !strings.HasSuffix(inner, ")") {
-		return sandbox.Permissions{}, unsupported("permissions %q", expr)
+		return posix.Permissions{}, unsupported("permissions %q", expr)
 	}
-	p := sandbox.Permissions{Owner: 7}
+	p := posix.Permissions{Owner: 7}
 	for _, kv := range strings.Split(strings.TrimSuffix(inner, ")"), ",") {
 		k, v, _ := strings.Cut(strings.TrimSpace(kv), "=")
 		n, err := strconv.Atoi(v)
@@ -93,7 +93,7 @@ func mvMountTargets(raw json.RawMessage) (any, error) {
 			return err
 		}
 		for _, kv := range kvs {
-			key := sandbox.JoinEntryPath(prefix, kv.Key)
+			key := posix.JoinEntryPath(prefix, kv.Key)
 			var notation string
 			if json.Unmarshal(kv.Val, &notation) != nil {
 				var dir struct {
@@ -115,7 +115,7 @@ func mvMountTargets(raw json.RawMessage) (any, error) {
 			if err != nil {
 				return err
 			}
-			dest, err := sandbox.ResolveWorkspacePath(man.Root, key, false)
+			dest, err := posix.ResolveWorkspacePath(man.Root, key, false)
 			if err != nil {
 				return err
 			}

@@ -15,8 +15,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
-
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 )
 
 // Checkout is a commit's tree (or the subpath of it) written to a
@@ -81,7 +79,7 @@ func Fetch(ctx context.Context, s Source, ref, want, subpath string) (*Checkout,
 		return err
 	}
 	var hash plumbing.Hash
-	if sandbox.LooksLikeCommitRef(ref) {
+	if LooksLikeCommitRef(ref) {
 		full := strings.ToLower(ref)
 		if len(full) != 40 || fetch(1, full+":"+wantRef) != nil {
 			if err := fetch(0, "+refs/heads/*:refs/remotes/origin/*", "+refs/tags/*:refs/tags/*"); err != nil {

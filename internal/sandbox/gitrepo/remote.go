@@ -13,6 +13,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/redact"
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -20,8 +21,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport/http"
 	"github.com/go-git/go-git/v5/plumbing/transport/ssh"
 	"github.com/go-git/go-git/v5/storage/memory"
-
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 )
 
 // Credentials authenticate to a private repository. They are never part of
@@ -84,7 +83,7 @@ const tokenUser = "x-access-token"
 // encodes (so the base64 of an echoed Authorization header is caught), the
 // token, password and private key, and a user name of 3 bytes or more.
 func (c Credentials) Secrets() []string {
-	out := []string{sandbox.BasicAuthPair(tokenUser, c.Token), sandbox.BasicAuthPair(c.Username, c.Password),
+	out := []string{redact.BasicAuthPair(tokenUser, c.Token), redact.BasicAuthPair(c.Username, c.Password),
 		c.Token, c.Password, c.SSHPrivateKey}
 	if len(c.Username) >= 3 {
 		out = append(out, c.Username)
@@ -119,7 +118,7 @@ func (s Source) scrub(err error, what string) error {
 		return nil
 	}
 	msg := strings.ReplaceAll(err.Error(), s.URL, Redact(s.URL))
-	msg = sandbox.RedactText(msg, s.Credentials.Secrets())
+	msg = redact.Text(msg, s.Credentials.Secrets())
 	kind := ErrUnreachable
 	switch {
 	case errors.Is(err, transport.ErrAuthenticationRequired), errors.Is(err, transport.ErrAuthorizationFailed):
@@ -136,7 +135,7 @@ func (s Source) scrub(err error, what string) error {
 // abbreviated commit is matched against the advertised heads and tags; when
 // none matches, Resolve returns "" and no error: only a fetch can tell.
 func Resolve(ctx context.Context, s Source, ref string) (string, error) {
-	if sandbox.LooksLikeCommitRef(ref) && len(ref) == 40 {
+	if LooksLikeCommitRef(ref) && len(ref) == 40 {
 		return strings.ToLower(ref), nil
 	}
 	auth, err := s.auth()
@@ -154,7 +153,7 @@ func Resolve(ctx context.Context, s Source, ref string) (string, error) {
 			byName[r.Name().String()] = r.Hash().String()
 		}
 	}
-	if sandbox.LooksLikeCommitRef(ref) {
+	if LooksLikeCommitRef(ref) {
 		short := strings.ToLower(ref)
 		for _, h := range byName {
 			if strings.HasPrefix(h, short) {

@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/posix"
 )
 
 // hostTarget is a located and inspected host source path.
@@ -121,7 +122,7 @@ func (p Policy) confine(abs, base string, relative bool) (string, string, error)
 // grantRoot is the effective host root of a grant, resolved as design/sdk-model.md §3.6
 // says (ResolveGrantRoot), or "" when the grant is unusable here
 // (not absolute on this host, or the filesystem root).
-func grantRoot(g sandbox.PathGrant) string {
+func grantRoot(g posix.PathGrant) string {
 	r, err := ResolveGrantRoot(g)
 	if err != nil || !filepath.IsAbs(r) {
 		return ""

@@ -7,33 +7,33 @@ import (
 	"encoding/json"
 	"os"
 
-	"golang.org/x/sys/unix"
-
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/checksum"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/digestcache"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/progress"
+	"golang.org/x/sys/unix"
 )
 
 // digestOpened returns the SHA-256 and the digests of want of the opened
 // host file f, from the digest cache when f's stat still matches what it
 // was when last hashed (start is when the caller began, before opening f)
 // and the cache holds them, else by reading it once.
-func digestOpened(ctx context.Context, f *os.File, start int64, want sandbox.DigestSet) (sandbox.FileDigest, error) {
+func digestOpened(ctx context.Context, f *os.File, start int64, want checksum.DigestSet) (checksum.FileDigest, error) {
 	var st unix.Stat_t
 	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
-		return sandbox.DigestReaderWith(ctx, f, want)
+		return checksum.DigestReaderWith(ctx, f, want)
 	}
 	set, key := digestcache.Open(f.Name()), digestcache.StatOf(&st)
-	var cached sandbox.FileDigest
+	var cached checksum.FileDigest
 	if v, ok := set.Lookup("", key); ok {
 		if json.Unmarshal([]byte(v), &cached) != nil || cached.Size != key.Size {
-			cached = sandbox.FileDigest{}
+			cached = checksum.FileDigest{}
 		}
 		if cached.Has(want) {
 			return cached, nil
 		}
 	}
-	prog := sandbox.StartProgress(ctx, "hash", f.Name(), 1, key.Size)
-	d, err := sandbox.DigestReaderWith(ctx, prog.Reader(f), want)
+	prog := progress.Start(ctx, "hash", f.Name(), 1, key.Size)
+	d, err := checksum.DigestReaderWith(ctx, prog.Reader(f), want)
 	prog.Add(1, 0)
 	prog.Finish(false)
 	if err != nil || d.Size != key.Size {
@@ -51,7 +51,7 @@ func digestOpened(ctx context.Context, f *os.File, start int64, want sandbox.Dig
 }
 
 // mergeDigests fills the digests d lacks from c (of the same content).
-func mergeDigests(d, c sandbox.FileDigest) sandbox.FileDigest {
+func mergeDigests(d, c checksum.FileDigest) checksum.FileDigest {
 	if d.MD5 == "" {
 		d.MD5 = c.MD5
 	}

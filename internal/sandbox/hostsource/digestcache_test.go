@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/checksum"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/digestcache"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/testutil/edits"
 )
@@ -89,15 +89,15 @@ func TestDigestFileWithCachedSet(t *testing.T) {
 	}
 	edits.Settle(digestcache.Granularity)
 	p := Policy{BaseDir: base}
-	all := sandbox.DigestBytes([]byte(body))
-	step := func(name string, want sandbox.DigestSet, expect sandbox.FileDigest, read bool) {
+	all := checksum.DigestBytes([]byte(body))
+	step := func(name string, want checksum.DigestSet, expect checksum.FileDigest, read bool) {
 		t.Helper()
-		before := sandbox.Hashed()
+		before := checksum.Hashed()
 		_, d, err := p.DigestFileWith(context.Background(), "f.txt", want)
 		if err != nil {
 			t.Fatal(err)
 		}
-		after := sandbox.Hashed()
+		after := checksum.Hashed()
 		if d != expect {
 			t.Errorf("%s: %+v, want %+v", name, d, expect)
 		}
@@ -113,10 +113,10 @@ func TestDigestFileWithCachedSet(t *testing.T) {
 				after.MD5-before.MD5, after.SHA1-before.SHA1, after.SHA512-before.SHA512, extra)
 		}
 	}
-	sha256Only := sandbox.FileDigest{Size: all.Size, SHA256: all.SHA256, Base64SHA256: all.Base64SHA256}
+	sha256Only := checksum.FileDigest{Size: all.Size, SHA256: all.SHA256, Base64SHA256: all.Base64SHA256}
 	step("SHA-256, fresh", 0, sha256Only, true)
 	step("SHA-256, cached", 0, sha256Only, false)
-	step("every digest, not cached yet", sandbox.AllDigests, all, true)
-	step("every digest, cached", sandbox.AllDigests, all, false)
+	step("every digest, not cached yet", checksum.AllDigests, all, true)
+	step("every digest, cached", checksum.AllDigests, all, false)
 	step("SHA-256 after every digest", 0, all, false)
 }

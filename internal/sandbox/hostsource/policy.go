@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/checksum"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/posix"
 )
 
 // DefaultLocalDirFiles is the number of files ScanDir hashes at the same
@@ -39,7 +41,7 @@ type Policy struct {
 	// under a grant's root as ResolveGrantRoot gives it (HostRoot() with symlinks followed,
 	// design/sdk-model.md §3.6; a grant that does not resolve is ignored). Read-only grants
 	// allow reading like any other.
-	Grants []sandbox.PathGrant
+	Grants []posix.PathGrant
 	// AllowHardLinks accepts regular files with more than one link. By
 	// default such a file is refused with reason hard_link_not_supported:
 	// a hard link can give a name inside the working directory to a file
@@ -76,22 +78,22 @@ func (p Policy) Resolve(src string) (string, error) {
 //
 // The checksums come from the digest cache (package digestcache) when the
 // file's device, inode, size and times are those it had when last hashed.
-func (p Policy) DigestFile(ctx context.Context, src string) (string, sandbox.FileDigest, error) {
+func (p Policy) DigestFile(ctx context.Context, src string) (string, checksum.FileDigest, error) {
 	return p.DigestFileWith(ctx, src, 0)
 }
 
 // DigestFileWith is DigestFile computing the digests of want beside SHA-256,
 // in the same single read of the file.
-func (p Policy) DigestFileWith(ctx context.Context, src string, want sandbox.DigestSet) (string, sandbox.FileDigest, error) {
+func (p Policy) DigestFileWith(ctx context.Context, src string, want checksum.DigestSet) (string, checksum.FileDigest, error) {
 	start := time.Now().UnixNano()
 	f, _, err := p.OpenFile(ctx, src)
 	if err != nil {
-		return "", sandbox.FileDigest{}, err
+		return "", checksum.FileDigest{}, err
 	}
 	defer f.Close()
 	d, err := digestOpened(ctx, f, start, want)
 	if err != nil {
-		return "", sandbox.FileDigest{}, sandbox.NewLocalChecksumError(src, err)
+		return "", checksum.FileDigest{}, sandbox.NewLocalChecksumError(src, err)
 	}
 	return f.Name(), d, nil
 }
@@ -169,20 +171,20 @@ func (p Policy) openLeaf(abs, anchor string) (*os.File, os.FileInfo, error) {
 // by at most LocalDirFiles workers, so memory stays bounded whatever the tree
 // size. Errors are *Error with code local_dir_read_error, or
 // local_checksum_error (src "<src>/<rel>") when a read fails while hashing.
-func (p Policy) ScanDir(ctx context.Context, src string) (sandbox.TreeDigest, error) {
+func (p Policy) ScanDir(ctx context.Context, src string) (checksum.TreeDigest, error) {
 	err := ctx.Err()
 	var t *hostTarget
 	if err == nil {
 		t, err = p.dirTarget(src)
 	}
 	if err == nil {
-		var td sandbox.TreeDigest
+		var td checksum.TreeDigest
 		if td, err = p.scanTree(ctx, t); err == nil {
 			td.Source = src
 			return td, nil
 		}
 	}
-	return sandbox.TreeDigest{}, p.dirError(src, err)
+	return checksum.TreeDigest{}, p.dirError(src, err)
 }
 
 // dirTarget locates and inspects the host directory src: confined, no
@@ -233,7 +235,7 @@ type TreeVisit struct {
 // first error fn returns stops the walk and is returned as it is. The returned TreeDigest lists the
 // files with Size and Perm and no hashes. An apply uses it to copy what a
 // plan already hashed, reading each file once.
-func (p Policy) VisitDir(ctx context.Context, src string, fn func(TreeVisit) error) (sandbox.TreeDigest, error) {
+func (p Policy) VisitDir(ctx context.Context, src string, fn func(TreeVisit) error) (checksum.TreeDigest, error) {
 	err := ctx.Err()
 	var abs, anchor string
 	if err == nil {
@@ -246,7 +248,7 @@ func (p Policy) VisitDir(ctx context.Context, src string, fn func(TreeVisit) err
 				err = typeFault(fi, "directory")
 			} else {
 				var (
-					td    sandbox.TreeDigest
+					td    checksum.TreeDigest
 					mu    sync.Mutex
 					fnErr error
 				)
@@ -266,12 +268,12 @@ func (p Policy) VisitDir(ctx context.Context, src string, fn func(TreeVisit) err
 					return td, nil
 				}
 				if fnErr != nil {
-					return sandbox.TreeDigest{}, fnErr
+					return checksum.TreeDigest{}, fnErr
 				}
 			}
 		}
 	}
-	return sandbox.TreeDigest{}, p.dirError(src, err)
+	return checksum.TreeDigest{}, p.dirError(src, err)
 }
 
 func (p Policy) workers() int {
@@ -289,7 +291,7 @@ func (p Policy) workers() int {
 // ScanDir of the same policy; a TreeDigest built by hand needs only Root and
 // is treated as a relative source. Errors are *Error with code
 // local_dir_read_error.
-func (p Policy) OpenTreeFile(ctx context.Context, tree sandbox.TreeDigest, rel string) (*os.File, error) {
+func (p Policy) OpenTreeFile(ctx context.Context, tree checksum.TreeDigest, rel string) (*os.File, error) {
 	src := tree.Source
 	if src == "" {
 		src = tree.Root

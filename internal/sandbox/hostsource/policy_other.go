@@ -9,7 +9,7 @@ import (
 	"os"
 	"runtime"
 
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/checksum"
 )
 
 // errHostSourceUnsupported is the cause of every host source read on a
@@ -22,19 +22,19 @@ func openPinned(t *hostTarget, _ bool) (*os.File, error) {
 	return nil, f
 }
 
-func (p Policy) scanTree(_ context.Context, t *hostTarget) (sandbox.TreeDigest, error) {
+func (p Policy) scanTree(_ context.Context, t *hostTarget) (checksum.TreeDigest, error) {
 	_, err := openPinned(t, true)
-	return sandbox.TreeDigest{}, err
+	return checksum.TreeDigest{}, err
 }
 
-func (p Policy) visitTree(_ context.Context, t *hostTarget, _ func(TreeVisit) error) (sandbox.TreeDigest, error) {
+func (p Policy) visitTree(_ context.Context, t *hostTarget, _ func(TreeVisit) error) (checksum.TreeDigest, error) {
 	_, err := openPinned(t, true)
-	return sandbox.TreeDigest{}, err
+	return checksum.TreeDigest{}, err
 }
 
 // checkLinks has nothing to check where no source can be opened.
 func (p Policy) checkLinks(os.FileInfo, string) error { return nil }
 
-func digestOpened(ctx context.Context, f *os.File, _ int64, want sandbox.DigestSet) (sandbox.FileDigest, error) {
-	return sandbox.DigestReaderWith(ctx, f, want)
+func digestOpened(ctx context.Context, f *os.File, _ int64, want checksum.DigestSet) (checksum.FileDigest, error) {
+	return checksum.DigestReaderWith(ctx, f, want)
 }

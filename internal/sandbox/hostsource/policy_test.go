@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/checksum"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/posix"
 )
 
 // hostFixture is a temp dir holding base/ (the policy's BaseDir) and other/.
@@ -72,7 +74,7 @@ func TestDigestFileRelativeAndAbsolute(t *testing.T) {
 	f := newHostFixture(t)
 	content := "hello\n"
 	mustWrite(t, filepath.Join(f.base, "sub", "f.txt"), content)
-	want := sandbox.DigestBytesWith([]byte(content), 0) // SHA-256 only
+	want := checksum.DigestBytesWith([]byte(content), 0) // SHA-256 only
 	for _, src := range []string{"sub/f.txt", "./sub/../sub/f.txt", filepath.Join(f.base, "sub", "f.txt")} {
 		abs, d, err := f.p.DigestFile(context.Background(), src)
 		if err != nil {
@@ -125,18 +127,18 @@ func TestHostSourceRejections(t *testing.T) {
 	}
 }
 
-func errOf(_ string, _ sandbox.FileDigest, err error) error { return err }
+func errOf(_ string, _ checksum.FileDigest, err error) error { return err }
 
 func TestGrantAllowsOutside(t *testing.T) {
 	f := newHostFixture(t)
 	mustWrite(t, filepath.Join(f.other, "o"), "outside")
 	mustWrite(t, filepath.Join(f.top, "third", "t"), "t")
 	hostRoot := f.other
-	f.p.Grants = []sandbox.PathGrant{{Path: "/mnt/other", HostPath: &hostRoot, ReadOnly: true}}
+	f.p.Grants = []posix.PathGrant{{Path: "/mnt/other", HostPath: &hostRoot, ReadOnly: true}}
 	ctx := context.Background()
 	for _, src := range []string{"../other/o", filepath.Join(f.other, "o")} {
 		_, d, err := f.p.DigestFile(ctx, src)
-		if err != nil || d != sandbox.DigestBytesWith([]byte("outside"), 0) {
+		if err != nil || d != checksum.DigestBytesWith([]byte("outside"), 0) {
 			t.Fatalf("%s: %+v %v", src, d, err)
 		}
 	}

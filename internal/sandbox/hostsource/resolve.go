@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/posix"
 )
 
 // ResolveGrantRoot follows the Python SDK's sandbox_path_grant_host_path
@@ -13,7 +14,7 @@ import (
 // followed as far as it exists on this host (non-strict, like
 // Path.resolve). Errors are LexicalHostRoot's, and "sandbox path grant path
 // must not resolve to filesystem root" for a root that resolves to "/".
-func ResolveGrantRoot(g sandbox.PathGrant) (string, error) {
+func ResolveGrantRoot(g posix.PathGrant) (string, error) {
 	raw, err := g.LexicalHostRoot()
 	if err != nil {
 		return "", err
@@ -27,18 +28,18 @@ func ResolveGrantRoot(g sandbox.PathGrant) (string, error) {
 
 // ResolveWorkspacePath is the Python SDK's resolve_workspace_path
 // (design/sdk-model.md §3.3) with its host check: the lexical
-// sandbox.ResolveWorkspacePath and, for an absolute rel allowed within a
+// posix.ResolveWorkspacePath and, for an absolute rel allowed within a
 // root that exists on this host, rel with symlinks followed must also lie
 // under root with symlinks followed, else the error reason is "absolute"
 // (reporting the normalised rel).
 func ResolveWorkspacePath(root, rel string, allowAbsoluteWithinRoot bool) (string, error) {
-	out, err := sandbox.ResolveWorkspacePath(root, rel, allowAbsoluteWithinRoot)
-	if err != nil || !allowAbsoluteWithinRoot || !strings.HasPrefix(sandbox.CoercePosix(rel), "/") {
+	out, err := posix.ResolveWorkspacePath(root, rel, allowAbsoluteWithinRoot)
+	if err != nil || !allowAbsoluteWithinRoot || !strings.HasPrefix(posix.CoercePosix(rel), "/") {
 		return out, err
 	}
-	rootPath := sandbox.NormPosix(sandbox.CoercePosix(root))
+	rootPath := posix.NormPosix(posix.CoercePosix(root))
 	if hostPathExists(rootPath) {
-		if _, ok := sandbox.PosixRelativeTo(realpathNonStrict(out), realpathNonStrict(rootPath)); !ok {
+		if _, ok := posix.RelativeTo(realpathNonStrict(out), realpathNonStrict(rootPath)); !ok {
 			return "", sandbox.NewInvalidManifestPathError(out, sandbox.ReasonAbsolute)
 		}
 	}
@@ -64,7 +65,7 @@ func realpathNonStrict(p string) string {
 			out = pyJoin(wd, out)
 		}
 	}
-	return sandbox.NormPosix(out)
+	return posix.NormPosix(out)
 }
 
 // joinRealpath ports posixpath._joinrealpath (non-strict). seen maps a

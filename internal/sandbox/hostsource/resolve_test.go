@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/posix"
 )
 
 func ptr(s string) *string { return &s }
@@ -52,19 +53,19 @@ func TestResolveGrantRoot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, _ := sandbox.NewPathGrant("/mnt/d", false, nil, ptr(filepath.Join(base, "link", "missing")))
+	g, _ := posix.NewPathGrant("/mnt/d", false, nil, ptr(filepath.Join(base, "link", "missing")))
 	if got, err := ResolveGrantRoot(g); err != nil || got != realTarget+"/missing" {
 		t.Errorf("ResolveGrantRoot = %q, %v; want %q", got, err, realTarget+"/missing")
 	}
-	g, _ = sandbox.NewPathGrant("/mnt/d", false, nil, ptr(filepath.Join(base, "rootlink")))
+	g, _ = posix.NewPathGrant("/mnt/d", false, nil, ptr(filepath.Join(base, "rootlink")))
 	if _, err := ResolveGrantRoot(g); err == nil || err.Error() != "sandbox path grant path must not resolve to filesystem root" {
 		t.Errorf("root link: %v", err)
 	}
-	g, _ = sandbox.NewPathGrant("/mnt/d", false, nil, ptr(`C:\data`))
+	g, _ = posix.NewPathGrant("/mnt/d", false, nil, ptr(`C:\data`))
 	if _, err := ResolveGrantRoot(g); err == nil || err.Error() != `sandbox path grant host_path must be absolute on the current host: C:\data` {
 		t.Errorf("windows host path: %v", err)
 	}
-	if _, err := ResolveGrantRoot(sandbox.PathGrant{Path: "/"}); err == nil || err.Error() != "sandbox path grant path must not be filesystem root" {
+	if _, err := ResolveGrantRoot(posix.PathGrant{Path: "/"}); err == nil || err.Error() != "sandbox path grant path must not be filesystem root" {
 		t.Errorf("root grant: %v", err)
 	}
 }

@@ -19,7 +19,9 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/checksum"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/digestcache"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/progress"
 )
 
 // scanJob is one opened regular file waiting to be hashed, or (f nil) one
@@ -44,14 +46,14 @@ type scanner struct {
 
 // scanTree implements ScanDir for an inspected directory target: every
 // regular file is hashed.
-func (p Policy) scanTree(parent context.Context, t *hostTarget) (sandbox.TreeDigest, error) {
+func (p Policy) scanTree(parent context.Context, t *hostTarget) (checksum.TreeDigest, error) {
 	return p.walkTree(parent, t, true, func(ctx context.Context, rel string, _ fs.FileMode, f *os.File) (string, int64, error) {
 		return sha256Reader(ctx, f)
 	})
 }
 
 // visitTree implements VisitDir: fn sees every regular file, opened.
-func (p Policy) visitTree(parent context.Context, t *hostTarget, fn func(TreeVisit) error) (sandbox.TreeDigest, error) {
+func (p Policy) visitTree(parent context.Context, t *hostTarget, fn func(TreeVisit) error) (checksum.TreeDigest, error) {
 	return p.walkTree(parent, t, false, func(_ context.Context, rel string, perm fs.FileMode, f *os.File) (string, int64, error) {
 		fi, err := f.Stat()
 		if err != nil {
@@ -65,10 +67,10 @@ func (p Policy) visitTree(parent context.Context, t *hostTarget, fn func(TreeVis
 // with at most LocalDirFiles workers; work's (sha256, size) fill the
 // returned TreeFile. The file is closed after work returns. A work error is
 // a checksum error when hashing, else a read error naming the file.
-func (p Policy) walkTree(parent context.Context, t *hostTarget, hashing bool, work func(context.Context, string, fs.FileMode, *os.File) (string, int64, error)) (sandbox.TreeDigest, error) {
+func (p Policy) walkTree(parent context.Context, t *hostTarget, hashing bool, work func(context.Context, string, fs.FileMode, *os.File) (string, int64, error)) (checksum.TreeDigest, error) {
 	root, err := openPinned(t, true)
 	if err != nil {
-		return sandbox.TreeDigest{}, err
+		return checksum.TreeDigest{}, err
 	}
 	defer root.Close()
 
@@ -76,18 +78,18 @@ func (p Policy) walkTree(parent context.Context, t *hostTarget, hashing bool, wo
 	defer cancel(nil)
 	var (
 		digests *digestcache.Set
-		prog    *sandbox.Progress
+		prog    *progress.Progress
 	)
 	if hashing {
 		if err := digestcache.CheckOutside(t.abs); err != nil {
-			return sandbox.TreeDigest{}, err
+			return checksum.TreeDigest{}, err
 		}
 		digests = digestcache.Open(t.abs)
-		prog = sandbox.StartProgress(parent, "hash", t.abs, 0, 0)
+		prog = progress.Start(parent, "hash", t.abs, 0, 0)
 	}
 	n := p.workers()
 	jobs := make(chan scanJob, n)
-	results := make(chan sandbox.TreeFile, n)
+	results := make(chan checksum.TreeFile, n)
 	var wg sync.WaitGroup
 	for range n {
 		wg.Add(1)
@@ -96,7 +98,7 @@ func (p Policy) walkTree(parent context.Context, t *hostTarget, hashing bool, wo
 			for j := range jobs {
 				if j.f == nil {
 					prog.Add(1, 0)
-					results <- sandbox.TreeFile{Rel: j.rel, Size: j.st.Size, SHA256: j.sum, Perm: j.perm}
+					results <- checksum.TreeFile{Rel: j.rel, Size: j.st.Size, SHA256: j.sum, Perm: j.perm}
 					continue
 				}
 				sum, size, err := work(ctx, j.rel, j.perm, j.f)
@@ -113,11 +115,11 @@ func (p Policy) walkTree(parent context.Context, t *hostTarget, hashing bool, wo
 					}
 					continue
 				}
-				results <- sandbox.TreeFile{Rel: j.rel, Size: size, SHA256: sum, Perm: j.perm}
+				results <- checksum.TreeFile{Rel: j.rel, Size: size, SHA256: sum, Perm: j.perm}
 			}
 		}()
 	}
-	files := []sandbox.TreeFile{}
+	files := []checksum.TreeFile{}
 	collected := make(chan struct{})
 	go func() {
 		for r := range results {
@@ -132,16 +134,16 @@ func (p Policy) walkTree(parent context.Context, t *hostTarget, hashing bool, wo
 	close(results)
 	<-collected
 	if walkErr != nil {
-		return sandbox.TreeDigest{}, walkErr
+		return checksum.TreeDigest{}, walkErr
 	}
 	if ctx.Err() != nil {
-		return sandbox.TreeDigest{}, context.Cause(ctx)
+		return checksum.TreeDigest{}, context.Cause(ctx)
 	}
 
 	_ = digests.Save() // a cache that cannot be written only costs speed
 	prog.Finish(false)
-	slices.SortFunc(files, func(a, b sandbox.TreeFile) int { return strings.Compare(a.Rel, b.Rel) })
-	td := sandbox.TreeDigest{Root: t.abs, Files: files, SHA256: sandbox.TreeSHA256(files)}
+	slices.SortFunc(files, func(a, b checksum.TreeFile) int { return strings.Compare(a.Rel, b.Rel) })
+	td := checksum.TreeDigest{Root: t.abs, Files: files, SHA256: checksum.TreeSHA256(files)}
 	for _, f := range files {
 		td.TotalBytes += f.Size
 	}
@@ -265,7 +267,7 @@ func relOrDot(rel string) string {
 // number of bytes read; ctx is checked between chunks.
 func sha256Reader(ctx context.Context, r io.Reader) (string, int64, error) {
 	h := sha256.New()
-	n, err := sandbox.CopyChunks(ctx, h, r)
+	n, err := checksum.CopyChunks(ctx, h, r)
 	if err != nil {
 		return "", n, err
 	}

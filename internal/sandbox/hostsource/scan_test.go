@@ -19,6 +19,7 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/testutil/need"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/checksum"
 )
 
 func sha256Hex(s string) string {
@@ -28,13 +29,13 @@ func sha256Hex(s string) string {
 
 // scanFixture writes a small tree below base/src with a fifo and an empty
 // directory, and returns the files expected from ScanDir.
-func scanFixture(t *testing.T, f hostFixture) []sandbox.TreeFile {
+func scanFixture(t *testing.T, f hostFixture) []checksum.TreeFile {
 	t.Helper()
 	src := filepath.Join(f.base, "src")
 	content := map[string]string{
 		"a.txt":       "alpha\n",
 		"a/b.txt":     "bravo\n",
-		"a/c/d.bin":   strings.Repeat("d", 3*sandbox.DigestChunkSize+5),
+		"a/c/d.bin":   strings.Repeat("d", 3*checksum.DigestChunkSize+5),
 		"B":           "",
 		"with space":  "space\n",
 		"z/deep/y/x":  "x",
@@ -52,13 +53,13 @@ func scanFixture(t *testing.T, f hostFixture) []sandbox.TreeFile {
 	}
 	// Byte order: "B" < "a.txt" < "a/b.txt" ('.' < '/') < ... < "z/deep/y/x".
 	order := []string{"B", "a.txt", "a/b.txt", "a/c/d.bin", "a/c/exec.sh", "with space", "z/deep/y/x"}
-	var want []sandbox.TreeFile
+	var want []checksum.TreeFile
 	for _, rel := range order {
 		perm := fs.FileMode(0o644)
 		if rel == "a/c/exec.sh" {
 			perm = 0o750
 		}
-		want = append(want, sandbox.TreeFile{Rel: rel, Size: int64(len(content[rel])), SHA256: sha256Hex(content[rel]), Perm: perm})
+		want = append(want, checksum.TreeFile{Rel: rel, Size: int64(len(content[rel])), SHA256: sha256Hex(content[rel]), Perm: perm})
 	}
 	return want
 }
@@ -190,7 +191,7 @@ func TestOpenTreeFile(t *testing.T) {
 	_, err = f.p.OpenTreeFile(ctx, td, "a/b.txt")
 	_ = wantSourceErr(t, err, sandbox.CodeLocalDirReadError, sandbox.ReasonSymlinkNotSupported, "src/a/b.txt")
 	// A hand-built tree needs only Root.
-	file, err := f.p.OpenTreeFile(ctx, sandbox.TreeDigest{Root: td.Root}, "a.txt")
+	file, err := f.p.OpenTreeFile(ctx, checksum.TreeDigest{Root: td.Root}, "a.txt")
 	if err != nil {
 		t.Fatal(err)
 	}

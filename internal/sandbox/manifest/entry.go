@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/posix"
 )
 
 // Entry is one node of a manifest's entry tree, the Python SDK's BaseEntry
@@ -20,7 +21,7 @@ type Entry struct {
 	// shape ({"name", "users"}) when IsGroup is set.
 	Group       *EntryGroup
 	IsDir       bool
-	Permissions sandbox.Permissions
+	Permissions posix.Permissions
 	// Fields holds the type's own fields (children excepted), in order.
 	Fields   *orderedObject
 	Children Entries
@@ -106,7 +107,7 @@ func parseEntry(v any, loc []string) (*Entry, error) {
 	if !ok {
 		return nil, valueError(loc, "Unknown artifact type `"+t+"`. Registered types: "+strings.Join(RegisteredEntryTypes(), ", "))
 	}
-	e := &Entry{Type: t, Ephemeral: kind == kindMount, IsDir: kind != kindPlain, Permissions: sandbox.DefaultPermissions()}
+	e := &Entry{Type: t, Ephemeral: kind == kindMount, IsDir: kind != kindPlain, Permissions: posix.DefaultPermissions()}
 	common := []fieldSpec{optStr("description"), defBool("ephemeral", e.Ephemeral), defBool("is_dir", e.IsDir)}
 	vals, err := parseFields(obj, common, loc, nil)
 	if err != nil {
@@ -187,17 +188,17 @@ func parseUsers(raw any, loc []string) ([]sandbox.User, error) {
 
 // parsePermissionsValue reads a Permissions mapping; omitted keys take the
 // model's defaults (owner 7, group 0, other 0, directory false, design/sdk-model.md §1.3).
-func parsePermissionsValue(raw any, loc []string) (sandbox.Permissions, error) {
+func parsePermissionsValue(raw any, loc []string) (posix.Permissions, error) {
 	obj, ok := raw.(*orderedObject)
 	if !ok {
-		return sandbox.Permissions{}, &Error{Loc: loc, Msg: "Input should be a valid dictionary or instance of Permissions"}
+		return posix.Permissions{}, &Error{Loc: loc, Msg: "Input should be a valid dictionary or instance of Permissions"}
 	}
 	vals, err := parseFields(obj, []fieldSpec{defInt("owner", 7), defInt("group", 0), defInt("other", 0),
 		defBool("directory", false)}, loc, nil)
 	if err != nil {
-		return sandbox.Permissions{}, err
+		return posix.Permissions{}, err
 	}
-	return sandbox.Permissions{
+	return posix.Permissions{
 		Owner: int(vals.num("owner")), Group: int(vals.num("group")),
 		Other: int(vals.num("other")), Directory: vals.flag("directory"),
 	}, nil
@@ -273,7 +274,7 @@ type EntryCommon struct {
 	Ephemeral   bool
 	// Group is a group name ("" for none), rendered in the User shape.
 	Group       string
-	Permissions sandbox.Permissions
+	Permissions posix.Permissions
 }
 
 // NewEntry builds an entry of type t from the common fields and the type's

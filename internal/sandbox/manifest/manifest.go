@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/posix"
 )
 
 // DefaultRoot is the Python SDK's default Manifest.root.
@@ -23,7 +24,7 @@ type Manifest struct {
 	Environment                 []EnvVar
 	Users                       []sandbox.User
 	Groups                      []sandbox.Group
-	ExtraPathGrants             []sandbox.PathGrant
+	ExtraPathGrants             []posix.PathGrant
 	RemoteMountCommandAllowlist []string
 }
 
@@ -173,14 +174,14 @@ func parseGroups(raw any) ([]sandbox.Group, error) {
 	return out, nil
 }
 
-func parseGrants(raw any) ([]sandbox.PathGrant, error) {
+func parseGrants(raw any) ([]posix.PathGrant, error) {
 	loc := []string{"extra_path_grants"}
 	arr, ok := raw.([]any)
 	if !ok {
 		return nil, &Error{Loc: loc, Msg: "Input should be a valid list"}
 	}
 	specs := []fieldSpec{reqStr("path"), defBool("read_only", false), optStr("description"), optStr("host_path")}
-	out := make([]sandbox.PathGrant, 0, len(arr))
+	out := make([]posix.PathGrant, 0, len(arr))
 	for _, g := range arr {
 		obj, ok := g.(*orderedObject)
 		if !ok {
@@ -190,11 +191,11 @@ func parseGrants(raw any) ([]sandbox.PathGrant, error) {
 		if err != nil {
 			return nil, err
 		}
-		grant, err := sandbox.NewPathGrant(vals.str("path"), vals.flag("read_only"),
+		grant, err := posix.NewPathGrant(vals.str("path"), vals.flag("read_only"),
 			stringOrNil(vals.get("description")), stringOrNil(vals.get("host_path")))
 		if err != nil {
 			var field string
-			var ge *sandbox.GrantError
+			var ge *posix.GrantError
 			if errors.As(err, &ge) {
 				field = ge.Field
 			}

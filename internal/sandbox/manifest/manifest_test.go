@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/posix"
 )
 
 func TestManifestRoundTrip(t *testing.T) {
@@ -69,7 +69,7 @@ func TestManifestErrors(t *testing.T) {
 
 func TestNewEntryMatchesParsed(t *testing.T) {
 	desc := "notes"
-	e, err := NewEntry("file", EntryCommon{Description: &desc, Group: "staff", Permissions: sandbox.Permissions{Owner: 6, Group: 4}},
+	e, err := NewEntry("file", EntryCommon{Description: &desc, Group: "staff", Permissions: posix.Permissions{Owner: 6, Group: 4}},
 		map[string]any{"content": "héllo\x01"})
 	if err != nil {
 		t.Fatal(err)
@@ -83,7 +83,7 @@ func TestNewEntryMatchesParsed(t *testing.T) {
 	if string(got) != want {
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}
-	d, err := NewEntry("dir", EntryCommon{Permissions: sandbox.Permissions{Owner: 7}}, nil)
+	d, err := NewEntry("dir", EntryCommon{Permissions: posix.Permissions{Owner: 7}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

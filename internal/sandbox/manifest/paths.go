@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/posix"
 )
 
 // entryKind classifies the registered entry types.
@@ -65,8 +66,8 @@ func IsDirectoryEntryType(t string) bool {
 // true when entryType is directory-like (IsDirectoryEntryType), as the Python SDK
 // does after constructing Dir, LocalDir, GitRepo and mount entries
 // (design/sdk-model.md §2.1).
-func DefaultEntryPermissions(entryType string) sandbox.Permissions {
-	p := sandbox.DefaultPermissions()
+func DefaultEntryPermissions(entryType string) posix.Permissions {
+	p := posix.DefaultPermissions()
 	p.Directory = IsDirectoryEntryType(entryType)
 	return p
 }
@@ -118,7 +119,7 @@ func seedError(msg string) error { return errors.New(msg) }
 
 // IterEntries walks the tree as the Python SDK's Manifest.iter_entries does
 // (design/sdk-model.md §3.2): depth-first in insertion order, a child's path being its
-// parent's path joined with its key (sandbox.JoinEntryPath). Every key is checked
+// parent's path joined with its key (posix.JoinEntryPath). Every key is checked
 // with the entry path rules at the point the Python SDK checks it: a
 // Windows-absolute key fails as soon as its siblings are queued (top-level
 // keys before anything is yielded), and every path is validated just before
@@ -134,12 +135,12 @@ func (es Entries) IterEntries(yield func(rel string, e *Entry) error) error {
 	push := func(stack []item, parent string, children Entries) ([]item, error) {
 		for i := len(children) - 1; i >= 0; i-- {
 			key := children[i].Key
-			if posix, ok := sandbox.WindowsAbsoluteAsPosix(key); ok {
+			if posix, ok := posix.WindowsAbsoluteAsPosix(key); ok {
 				return nil, sandbox.NewInvalidManifestPathError(posix, sandbox.ReasonAbsolute)
 			}
-			rel := sandbox.CoercePosix(key)
+			rel := posix.CoercePosix(key)
 			if parent != "" {
-				rel = sandbox.JoinPosix(parent, rel)
+				rel = posix.JoinPosix(parent, rel)
 			}
 			stack = append(stack, item{rel: rel, entry: children[i].Entry})
 		}
@@ -152,7 +153,7 @@ func (es Entries) IterEntries(yield func(rel string, e *Entry) error) error {
 	for len(stack) > 0 {
 		it := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if _, err := sandbox.ValidateEntryPath(it.rel); err != nil {
+		if _, err := posix.ValidateEntryPath(it.rel); err != nil {
 			return err
 		}
 		if err := yield(it.rel, it.entry); err != nil {
@@ -185,7 +186,7 @@ func (es Entries) ValidatedEntries() ([]EntryPath, error) {
 }
 
 // CheckedEntries is ValidatedEntries plus the filesystem's limits on every
-// path (sandbox.CheckEntryPlace: NUL bytes, names over 255 bytes, a file
+// path (posix.CheckEntryPlace: NUL bytes, names over 255 bytes, a file
 // at the root), which the Python SDK meets only when it writes: what this
 // provider applies or renders is refused at plan time instead.
 func (es Entries) CheckedEntries() ([]EntryPath, error) {
@@ -194,7 +195,7 @@ func (es Entries) CheckedEntries() ([]EntryPath, error) {
 		return nil, err
 	}
 	for _, ep := range list {
-		if err := sandbox.CheckEntryPlace(ep.Path, IsDirectoryEntryType(ep.Entry.Type)); err != nil {
+		if err := posix.CheckEntryPlace(ep.Path, IsDirectoryEntryType(ep.Entry.Type)); err != nil {
 			return nil, err
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/manifest"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/posix"
 )
 
 // Acknowledgements are the trusted, runtime-only exposure acknowledgements
@@ -90,7 +91,7 @@ func ackKey(root, p string, declare bool) (string, error) {
 	if strings.HasPrefix(p, "/") {
 		key = resolveDotDot(segs)
 	} else {
-		if sandbox.IsWindowsAbsolute(p) {
+		if posix.IsWindowsAbsolute(p) {
 			return "", sandbox.NewInvalidManifestPathError(strings.Join(segs, "/"), sandbox.ReasonAbsolute)
 		}
 		rel := make([]string, 0, len(segs))

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/posix"
 )
 
 // Apply mounts m in the session at mountPath (the resolved mount path from
@@ -55,7 +56,7 @@ func apply(ctx context.Context, s Session, m *Mount, mountPath, sessionID string
 		var existing []byte
 		path := ""
 		if p.Rclone != nil && p.Rclone.ConfigFilePath != nil {
-			path = sandbox.JoinPosix(sandbox.CoercePosix(s.Root()), sandbox.PurePosix(*p.Rclone.ConfigFilePath))
+			path = posix.JoinPosix(posix.CoercePosix(s.Root()), posix.PurePosix(*p.Rclone.ConfigFilePath))
 			data, err := s.ReadFile(ctx, path)
 			if err != nil {
 				var se *sandbox.Error
@@ -148,10 +149,10 @@ func unapply(ctx context.Context, s Session, m *Mount, mountPath, sessionID stri
 	if err != nil {
 		return err
 	}
-	mount := sandbox.JoinPosix(sandbox.CoercePosix(s.Root()), sandbox.PurePosix(mountPath))
+	mount := posix.JoinPosix(posix.CoercePosix(s.Root()), posix.PurePosix(mountPath))
 	var paths []string
 	for _, g := range all {
-		if _, inside := sandbox.PosixRelativeTo(g, mount); !inside {
+		if _, inside := posix.RelativeTo(g, mount); !inside {
 			paths = append(paths, g)
 		}
 	}
@@ -182,8 +183,8 @@ func GeneratedPaths(m *Mount, root, mountPath, sessionID string) ([]string, erro
 	if m.Strategy.Type != StrategyInContainer || p == nil || p.Type == PatternS3Files {
 		return nil, nil
 	}
-	rootPath := sandbox.CoercePosix(root)
-	abs := func(rel string) string { return sandbox.JoinPosix(rootPath, sandbox.PurePosix(rel)) }
+	rootPath := posix.CoercePosix(root)
+	abs := func(rel string) string { return posix.JoinPosix(rootPath, posix.PurePosix(rel)) }
 	mount := abs(mountPath)
 	var rel []string
 	switch p.Type {

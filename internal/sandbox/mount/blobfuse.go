@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/posix"
 )
 
 // AzureRuntime is the runtime config of a blobfuse2 (fuse) mount of an Azure
@@ -113,13 +113,13 @@ func BlobfuseYAML(p *FusePattern, rt AzureRuntime, cacheDir string) string {
 // (.sandbox-blobfuse-config/<sid>) and config file (<account>_<container>
 // with "/" replaced by "_", .yaml) of a blobfuse2 mount.
 func blobfusePaths(p *FusePattern, rt AzureRuntime, sid string) (cacheRel, configDir, configRel string) {
-	cacheRel = sandbox.CoercePosix(".sandbox-blobfuse-cache/" + sid + "/" + rt.Account + "/" + rt.Container)
+	cacheRel = posix.CoercePosix(".sandbox-blobfuse-cache/" + sid + "/" + rt.Account + "/" + rt.Container)
 	if p.CachePath != nil {
-		cacheRel = sandbox.PurePosix(*p.CachePath)
+		cacheRel = posix.PurePosix(*p.CachePath)
 	}
-	configDir = sandbox.CoercePosix(".sandbox-blobfuse-config/" + sid)
+	configDir = posix.CoercePosix(".sandbox-blobfuse-config/" + sid)
 	name := strings.ReplaceAll(rt.Account+"_"+rt.Container, "/", "_")
-	return cacheRel, configDir, sandbox.JoinPosix(configDir, sandbox.PurePosix(name+".yaml"))
+	return cacheRel, configDir, posix.JoinPosix(configDir, posix.PurePosix(name+".yaml"))
 }
 
 // ApplyFuse mounts an Azure Blob container with blobfuse2 at mountPath
@@ -151,7 +151,7 @@ func ApplyFuse(ctx context.Context, s Session, p *FusePattern, rt AzureRuntime, 
 	}
 	cacheRel, configDir, configRel := blobfusePaths(p, rt, sid)
 	mount, cache := r.abs(mountPath), r.abs(cacheRel)
-	if _, inside := sandbox.PosixRelativeTo(cache, mount); inside {
+	if _, inside := posix.RelativeTo(cache, mount); inside {
 		return out, NewConfigError("blobfuse cache_path must be outside the mount path",
 			map[string]any{"mount_path": mount, "cache_path": cache})
 	}

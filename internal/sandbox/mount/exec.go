@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/posix"
 )
 
 // Applied is what applying a mount left in the workspace, in creation order.
@@ -101,12 +102,12 @@ type runner struct {
 }
 
 func newRunner(ctx context.Context, s Session, out *Applied) *runner {
-	return &runner{ctx: ctx, s: s, root: sandbox.CoercePosix(s.Root()), out: out}
+	return &runner{ctx: ctx, s: s, root: posix.CoercePosix(s.Root()), out: out}
 }
 
 // abs is the absolute form of a root-relative or absolute path (the Python SDK's
 // session.normalize_path, lexically).
-func (r *runner) abs(p string) string { return sandbox.JoinPosix(r.root, sandbox.PurePosix(p)) }
+func (r *runner) abs(p string) string { return posix.JoinPosix(r.root, posix.PurePosix(p)) }
 
 func (r *runner) exec(argv ...string) (ExecResult, error) { return r.s.Exec(r.ctx, argv) }
 

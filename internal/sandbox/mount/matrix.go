@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/manifest"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/posix"
 )
 
 // NewConfigError builds the Python SDK's MountConfigError: Code
@@ -45,9 +46,9 @@ const PermissionsWarning = "Mount permissions are not enforced. Please configure
 // when requested differs in owner, group or other, the case where the Python SDK
 // emits PermissionsWarning. Follows the Python SDK's Mount.model_post_init
 // (design/sdk-model.md §5.1).
-func Permissions(requested sandbox.Permissions) (effective sandbox.Permissions, warn bool) {
+func Permissions(requested posix.Permissions) (effective posix.Permissions, warn bool) {
 	warn = requested.Owner != 7 || requested.Group != 5 || requested.Other != 5
-	return sandbox.Permissions{Owner: 7, Group: 5, Other: 5, Directory: true}, warn
+	return posix.Permissions{Owner: 7, Group: 5, Other: 5, Directory: true}, warn
 }
 
 // Validate checks a mount the way the Python SDK does when it builds the models
@@ -181,10 +182,10 @@ func (p *FusePattern) Validate() error {
 		return nil
 	}
 	const msg = "blobfuse cache_path must be relative to the workspace root"
-	if win, ok := sandbox.WindowsAbsoluteAsPosix(*p.CachePath); ok {
+	if win, ok := posix.WindowsAbsoluteAsPosix(*p.CachePath); ok {
 		return NewConfigError(msg, map[string]any{"cache_path": win})
 	}
-	cp := sandbox.PurePosix(*p.CachePath)
+	cp := posix.PurePosix(*p.CachePath)
 	if strings.HasPrefix(cp, "/") || slices.Contains(strings.Split(cp, "/"), "..") {
 		return NewConfigError(msg, map[string]any{"cache_path": cp})
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/mount"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/posix"
 )
 
 func sp(s string) *string { return &s }
@@ -205,11 +206,11 @@ func TestPatternsAndDrivers(t *testing.T) {
 }
 
 func TestPermissions(t *testing.T) {
-	p, warn := mount.Permissions(sandbox.Permissions{Owner: 7, Group: 5, Other: 5})
+	p, warn := mount.Permissions(posix.Permissions{Owner: 7, Group: 5, Other: 5})
 	if warn || p.String() != "drwxr-xr-x" {
 		t.Errorf("default: %v %v", p, warn)
 	}
-	p, warn = mount.Permissions(sandbox.Permissions{Owner: 4})
+	p, warn = mount.Permissions(posix.Permissions{Owner: 4})
 	if !warn || p.String() != "drwxr-xr-x" {
 		t.Errorf("override: %v %v", p, warn)
 	}

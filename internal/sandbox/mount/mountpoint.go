@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/posix"
 )
 
 // MountpointRuntime is the runtime config of a mount-s3 (mountpoint) mount:
@@ -154,7 +155,7 @@ func MountpointCommandHash(bucket, mountPath string) string {
 // mountpointEnvDir is the root-relative directory of a session's mount-s3
 // env files.
 func mountpointEnvDir(sid string) string {
-	return sandbox.CoercePosix(".sandbox-mountpoint-env/" + sid)
+	return posix.CoercePosix(".sandbox-mountpoint-env/" + sid)
 }
 
 // mountpointFiles are the root-relative env, stdout and stderr files of a

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/posix"
 )
 
 // ResolveMountPath returns where a mount appears in the workspace (design/sdk-model.md
@@ -24,26 +25,26 @@ import (
 // are read as POSIX paths whose backslashes are ordinary characters. Follows
 // the Python SDK's Mount._resolve_mount_path_for_root.
 func ResolveMountPath(root string, mountPath *string, dest string) (string, error) {
-	rootPath := sandbox.CoercePosix(root)
+	rootPath := posix.CoercePosix(root)
 	if mountPath != nil {
-		if win, ok := sandbox.WindowsAbsoluteAsPosix(*mountPath); ok {
+		if win, ok := posix.WindowsAbsoluteAsPosix(*mountPath); ok {
 			return "", sandbox.NewInvalidManifestPathError(win, sandbox.ReasonAbsolute)
 		}
-		mp := sandbox.PurePosix(*mountPath)
+		mp := posix.PurePosix(*mountPath)
 		if strings.HasPrefix(mp, "/") {
 			return mp, nil
 		}
-		return sandbox.JoinPosix(rootPath, mp), nil
+		return posix.JoinPosix(rootPath, mp), nil
 	}
-	d := sandbox.PurePosix(dest)
+	d := posix.PurePosix(dest)
 	if strings.HasPrefix(d, "/") {
-		rel, ok := sandbox.PosixRelativeTo(d, rootPath)
+		rel, ok := posix.RelativeTo(d, rootPath)
 		if !ok {
 			return d, nil
 		}
-		return sandbox.JoinPosix(rootPath, rel), nil
+		return posix.JoinPosix(rootPath, rel), nil
 	}
-	return sandbox.JoinPosix(rootPath, d), nil
+	return posix.JoinPosix(rootPath, d), nil
 }
 
 // NormalizeMountTarget is the manifest-level normalisation of a resolved
@@ -56,14 +57,14 @@ func ResolveMountPath(root string, mountPath *string, dest string) (string, erro
 // "absolute" for a Windows-absolute p. Follows the Python SDK's
 // Manifest._normalize_in_workspace_path.
 func NormalizeMountTarget(root, p string) (string, error) {
-	if win, ok := sandbox.WindowsAbsoluteAsPosix(p); ok {
+	if win, ok := posix.WindowsAbsoluteAsPosix(p); ok {
 		return "", sandbox.NewInvalidManifestPathError(win, sandbox.ReasonAbsolute)
 	}
-	rootPath := sandbox.CoercePosix(root)
-	path := sandbox.PurePosix(p)
+	rootPath := posix.CoercePosix(root)
+	path := posix.PurePosix(p)
 	rel := path
 	if strings.HasPrefix(path, "/") {
-		r, ok := sandbox.PosixRelativeTo(path, rootPath)
+		r, ok := posix.RelativeTo(path, rootPath)
 		if !ok {
 			return p, nil
 		}
@@ -85,7 +86,7 @@ func NormalizeMountTarget(root, p string) (string, error) {
 	if len(parts) == 0 {
 		return rootPath, nil
 	}
-	return sandbox.JoinPosix(rootPath, strings.Join(parts, "/")), nil
+	return posix.JoinPosix(rootPath, strings.Join(parts, "/")), nil
 }
 
 // Target is one mount of a manifest with the path it is mounted at: Key is
@@ -111,7 +112,7 @@ func SortTargets(targets []Target) {
 // pathDepth is len(PurePosixPath(p).parts).
 func pathDepth(p string) int {
 	n := 0
-	pp := sandbox.PurePosix(p)
+	pp := posix.PurePosix(p)
 	if strings.HasPrefix(pp, "/") {
 		n = 1
 	}

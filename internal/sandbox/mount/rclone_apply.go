@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/posix"
 )
 
 // DefaultNFSAddr is where "rclone serve nfs" listens when the pattern has no
@@ -17,7 +18,7 @@ func rcloneConfigDir(sid string) string { return ".sandbox-rclone-config/" + sid
 
 // rcloneConfigRel is the root-relative path of a remote's generated config.
 func rcloneConfigRel(sid, remote string) string {
-	return sandbox.CoercePosix(rcloneConfigDir(sid) + "/" + remote + ".conf")
+	return posix.CoercePosix(rcloneConfigDir(sid) + "/" + remote + ".conf")
 }
 
 func rcloneMode(p *RclonePattern) string {
@@ -63,7 +64,7 @@ func ApplyRclone(ctx context.Context, s Session, p *RclonePattern, rt RcloneRunt
 	if err := r.mkdir(mount); err != nil {
 		return out, err
 	}
-	dir := sandbox.CoercePosix(rcloneConfigDir(sid))
+	dir := posix.CoercePosix(rcloneConfigDir(sid))
 	if err := r.mkdir(r.abs(dir)); err != nil {
 		return out, err
 	}

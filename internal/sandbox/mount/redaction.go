@@ -7,11 +7,12 @@ import (
 	"strings"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/redact"
 )
 
 // Redacted replaces every secret in a redacted error text, the Python SDK's
 // "REDACTED" marker.
-const Redacted = sandbox.Redacted
+const Redacted = redact.Redacted
 
 // Messages of the errors Sanitize builds (design/sdk-model.md §5.7), verbatim from the Python SDK.
 const (
@@ -202,7 +203,7 @@ func appendOptionValues(out []string, opts []Option) []string {
 // Redact returns err with every non-empty secret replaced by Redacted, in
 // the order of secrets, following the Python SDK's _redact_sensitive_values (design/sdk-model.md
 // §5.7): the raw value, then its shell-quoted form (sandbox.ShellQuote),
-// and beyond the Python SDK every other encoding sandbox.SecretForms knows
+// and beyond the Python SDK every other encoding redact.SecretForms knows
 // (base64, URL escapes, quoted), so an echoed Authorization header or a
 // URL-encoded query never carries a secret out. A *sandbox.Error keeps its Code, Op and Retryable; its Message,
 // string Context values (also inside lists and maps) and Cause are
@@ -229,7 +230,7 @@ func Redact(err error, secrets []string) error {
 	return &out
 }
 
-func redactText(text string, secrets []string) string { return sandbox.RedactText(text, secrets) }
+func redactText(text string, secrets []string) string { return redact.Text(text, secrets) }
 
 func redactValue(v any, secrets []string) any {
 	switch x := v.(type) {

@@ -5,7 +5,7 @@ import (
 	"encoding/hex"
 	"strings"
 
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/posix"
 )
 
 // VolumeDriverOptions returns the Docker volume of a docker_volume mount
@@ -130,7 +130,7 @@ func VolumeDriverOptions(m *Mount) (driver string, options map[string]string, re
 // keeps /workspace/a_b and /workspace/a/b apart. Follows the Python SDK's
 // _docker_volume_name.
 func VolumeName(sessionID, mountPath string) string {
-	p := sandbox.PurePosix(mountPath)
+	p := posix.PurePosix(mountPath)
 	sum := sha256.Sum256([]byte(p))
 	var b strings.Builder
 	for _, r := range strings.Trim(p, "/") {

@@ -14,11 +14,10 @@ import (
 	"os"
 	"strings"
 
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/redact"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
-
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 )
 
 // DefaultRegion is the signing region when none is given.
@@ -98,7 +97,7 @@ func CheckEndpoint(endpoint string) error {
 type Client struct {
 	s3      *s3.Client
 	loc     Location
-	secrets sandbox.Secrets
+	secrets redact.Secrets
 }
 
 // New returns a client for loc signed with cr (unsigned without keys).
@@ -131,7 +130,7 @@ func New(loc Location, cr Credentials) (*Client, error) {
 		opts.BaseEndpoint = aws.String(loc.Endpoint)
 		opts.UsePathStyle = true
 	}
-	return &Client{s3: s3.New(opts), loc: loc, secrets: sandbox.NewSecrets(cr.AccessKeyID, cr.SecretAccessKey, cr.SessionToken)}, nil
+	return &Client{s3: s3.New(opts), loc: loc, secrets: redact.NewSecrets(cr.AccessKeyID, cr.SecretAccessKey, cr.SessionToken)}, nil
 }
 
 // Location is the object the client reaches.

@@ -11,6 +11,7 @@ import (
 	"sort"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/redact"
 )
 
 // Excluded is a member a snapshot left out because a restore would refuse
@@ -34,9 +35,9 @@ type CheckOptions struct {
 	// below them) are dropped from the stream, whatever sent them.
 	Skip []string
 	// WriteOnly are the write-only values no regular file may hold
-	// (sandbox.WriteOnlyValues); a file holding one fails the snapshot
-	// with a *sandbox.SecretFileError before its rest is written.
-	WriteOnly []sandbox.WriteOnlyValue
+	// (redact.WriteOnlyValues); a file holding one fails the snapshot
+	// with a *redact.SecretFileError before its rest is written.
+	WriteOnly []redact.WriteOnlyValue
 }
 
 // Check reads a persisted tar stream on r (what Persist writes, here or
@@ -58,7 +59,7 @@ func Check(ctx context.Context, r io.Reader, w io.Writer, o CheckOptions) (Summa
 	files := map[string]string{}
 	var links []*tar.Header
 	var excluded []Excluded
-	secrets := sandbox.NewSecretScanner("snapshot", o.WriteOnly)
+	secrets := redact.NewSecretScanner("snapshot", o.WriteOnly)
 	for {
 		if err := ctx.Err(); err != nil {
 			return Summary{}, nil, err
@@ -101,7 +102,7 @@ func Check(ctx context.Context, r io.Reader, w io.Writer, o CheckOptions) (Summa
 		h := sha256.New()
 		secrets.Start(rel)
 		n, err := io.Copy(tw, io.TeeReader(tr, io.MultiWriter(secrets, h)))
-		var secret *sandbox.SecretFileError
+		var secret *redact.SecretFileError
 		if errors.As(err, &secret) {
 			return Summary{}, nil, secret
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/posix"
 )
 
 // Docker is a container workspace to create, the Python SDK's Docker
@@ -55,10 +56,10 @@ type Docker struct {
 	// Networking holds the networks the container joins, its extra hosts
 	// and DNS servers.
 	Networking DockerNetworking
-	// Grants are the workspace's path grants (sandbox.NewPathGrant): each
+	// Grants are the workspace's path grants (posix.NewPathGrant): each
 	// with a HostPath is bind-mounted at its Path, read-only when it says
 	// so, before the volumes; all are recorded in docker.LabelSpec.
-	Grants []sandbox.PathGrant
+	Grants []posix.PathGrant
 	// Expiry, when set, stops the container at its deadline by itself
 	// and, with on_expiry "remove", has the daemon remove it (expiry.go).
 	Expiry sandbox.Expiry
@@ -108,7 +109,7 @@ type DockerInfo struct {
 	// Grants are the path grants docker.LabelSpec recorded, a host_path grant as
 	// its bind mount is on the container, then bind mounts it did not
 	// record.
-	Grants []sandbox.PathGrant
+	Grants []posix.PathGrant
 	// Healthcheck is the health check given at creation (nil when none
 	// was, even if the image has one); WaitUntil the workspace's
 	// wait_until then ("" when not recorded).

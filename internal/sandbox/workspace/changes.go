@@ -18,6 +18,7 @@ import (
 	"github.com/pmezard/go-difflib/difflib"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/redact"
 )
 
 // ChangesRequest compares a workspace's current tree with a baseline: a
@@ -217,7 +218,7 @@ func isText(b []byte) bool {
 // control characters (newlines, escapes) written as \xNN, and the
 // write-only values the provider was given REDACTED.
 func SafeName(s string) string {
-	s = sandbox.RedactWriteOnly(strings.ToValidUTF8(s, "\uFFFD"))
+	s = redact.WriteOnly(strings.ToValidUTF8(s, "\uFFFD"))
 	if !strings.ContainsFunc(s, unicode.IsControl) {
 		return s
 	}

@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/docker/dockertest"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/benchdata"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/posix"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
 )
 
@@ -41,7 +41,7 @@ func TestDockerCopyBenchmark(t *testing.T) {
 	}
 	ctx := context.Background()
 	eng := workspace.New(workspace.Config{LocalBaseDir: t.TempDir(), WorkingDir: data,
-		Grants: []sandbox.PathGrant{}})
+		Grants: []posix.PathGrant{}})
 	w, err := eng.CreateDocker(ctx, spec.Docker{Image: dockertest.Image, PullPolicy: "never"})
 	if err != nil {
 		t.Fatal(err)

@@ -10,8 +10,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/docker/dockertest"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/progress"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
 )
 
@@ -36,14 +36,14 @@ func TestDockerTreeCopyProgress(t *testing.T) {
 	}
 	var (
 		mu      sync.Mutex
-		reports []sandbox.ProgressReport
+		reports []progress.Report
 	)
-	sandbox.SetProgressSink(func(_ context.Context, r sandbox.ProgressReport) {
+	progress.SetSink(func(_ context.Context, r progress.Report) {
 		mu.Lock()
 		reports = append(reports, r)
 		mu.Unlock()
 	})
-	t.Cleanup(func() { sandbox.SetProgressSink(nil) })
+	t.Cleanup(func() { progress.SetSink(nil) })
 	eng := workspace.New(workspace.Config{LocalBaseDir: t.TempDir(), WorkingDir: wd})
 	w, err := eng.CreateDocker(ctx, spec.Docker{Image: dockertest.Image, PullPolicy: "never"})
 	if err != nil {
@@ -55,7 +55,7 @@ func TestDockerTreeCopyProgress(t *testing.T) {
 			t.Fatal(err)
 		}
 		mu.Lock()
-		var done []sandbox.ProgressReport
+		var done []progress.Report
 		for _, r := range reports {
 			if r.Op == "copy" && r.Done {
 				done = append(done, r)

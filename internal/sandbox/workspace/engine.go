@@ -20,6 +20,7 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/kubernetes"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/gitrepo"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/hostsource"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/posix"
 )
 
 // Config is the engine's configuration, taken from the provider block.
@@ -31,7 +32,7 @@ type Config struct {
 	// (Terraform's working directory; the Python SDK's base_dir).
 	WorkingDir string
 	// Grants are the provider's extra_path_grants (design/sdk-model.md §3.6).
-	Grants []sandbox.PathGrant
+	Grants []posix.PathGrant
 	// AllowHardLinks lets host sources hold regular files with more than
 	// one link (hostsource.Policy.AllowHardLinks).
 	AllowHardLinks bool

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/progress"
 )
 
 // Meta is the metadata the Python SDK applies after materialising an entry
@@ -213,7 +214,7 @@ func (w *Workspace) CopyHostFile(ctx context.Context, rel, src string, m Meta, w
 		return sandbox.WriteResult{}, err
 	}
 	defer f.Close()
-	prog := sandbox.StartProgress(ctx, "copy", src, 1, fi.Size())
+	prog := progress.Start(ctx, "copy", src, 1, fi.Size())
 	res, err := w.WriteFile(ctx, rel, prog.Reader(f), m, wantSHA256)
 	if err == nil {
 		prog.Add(1, 0)

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/manifest"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/posix"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/snapshot"
 )
 
@@ -168,7 +168,7 @@ func ephemeralPath(p string) (string, error) {
 	if len(p) > 4096 || strings.ContainsRune(p, 0) {
 		return "", fmt.Errorf("ephemeral path %.64q... is not a workspace path", p)
 	}
-	rel, err := sandbox.ValidateEntryPath(p)
+	rel, err := posix.ValidateEntryPath(p)
 	if err != nil {
 		return "", err
 	}

@@ -6,6 +6,7 @@ import (
 	"maps"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/posix"
 )
 
 // ShellArgv is the Python SDK's shell command shaping (design/sdk-model.md §4.5): a script runs
@@ -26,7 +27,7 @@ func (w *Workspace) Exec(ctx context.Context, req sandbox.ExecRequest) (sandbox.
 	req.Env = env
 	if req.WorkDir != "" {
 		var err error
-		if req.WorkDir, err = sandbox.NormalizeSandboxCwd(req.WorkDir); err != nil {
+		if req.WorkDir, err = posix.NormalizeSandboxCwd(req.WorkDir); err != nil {
 			return sandbox.ExecResult{}, err
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"maps"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/redact"
 )
 
 // SecretExec is the outcome of ExecSecret: the output as the command
@@ -14,7 +15,7 @@ type SecretExec struct {
 	sandbox.ExecResult
 	// Secrets holds the values of the secret environment given and of the
 	// workspace's own (a docker workspace's DockerSpec.SecretEnvironment).
-	Secrets sandbox.Secrets
+	Secrets redact.Secrets
 }
 
 // ExecSecret runs req as Exec does, with secretEnv added to its environment
@@ -41,10 +42,10 @@ func (w *Workspace) ExecSecret(ctx context.Context, req sandbox.ExecRequest, sec
 }
 
 // envSecrets is the set of the values of env.
-func envSecrets(env map[string]string) sandbox.Secrets {
+func envSecrets(env map[string]string) redact.Secrets {
 	values := make([]string, 0, len(env))
 	for _, v := range env {
 		values = append(values, v)
 	}
-	return sandbox.NewSecrets(values...)
+	return redact.NewSecrets(values...)
 }

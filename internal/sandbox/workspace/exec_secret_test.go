@@ -3,10 +3,11 @@ package workspace
 import (
 	"context"
 	"errors"
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 )
 
 func TestExecSecret(t *testing.T) {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/redact"
 )
 
 // ExportRequest copies a whitelist of workspace files to a host directory.
@@ -37,7 +38,7 @@ type ExportRequest struct {
 	MinFiles int64
 	// AllowSecrets lets files holding a write-only value the provider was
 	// given be exported; by default such a file fails the export with a
-	// *sandbox.SecretFileError before it is placed.
+	// *redact.SecretFileError before it is placed.
 	AllowSecrets bool
 }
 
@@ -98,7 +99,7 @@ func (w *Workspace) Export(ctx context.Context, req ExportRequest) (ExportResult
 		return res, err
 	}
 	x := &exporter{root: root, res: &res, budget: limits.MaxBytes, limits: limits,
-		secrets: sandbox.NewSecretScanner("export", writeOnlyGate(req.AllowSecrets))}
+		secrets: redact.NewSecretScanner("export", writeOnlyGate(req.AllowSecrets))}
 	if a, ok := w.Backend.(backend.ExportArchiver); ok {
 		err = x.archive(ctx, a, tree)
 	} else if reader, ok := w.Backend.(backend.FileReader); ok {
@@ -113,7 +114,7 @@ func (w *Workspace) Export(ctx context.Context, req ExportRequest) (ExportResult
 	case errors.As(err, &conflict):
 		conflict.Destination = req.Destination
 	case errors.As(err, &limit):
-	case errors.As(err, new(*sandbox.SecretFileError)):
+	case errors.As(err, new(*redact.SecretFileError)):
 	case x.at != "":
 		err = fmt.Errorf("exporting %s from workspace %s to %s: %w", x.at, w.ID, req.Destination, err)
 	default:

@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/redact"
 )
 
 // maxListedNames bounds the names a NoMatchError lists.
@@ -118,7 +118,7 @@ func (w *Workspace) noMatch(ctx context.Context, glob string) error {
 	slices.Sort(names)
 	names = slices.Compact(names)
 	for _, name := range names[:min(len(names), maxListedNames)] {
-		e.Names = append(e.Names, strconv.Quote(sandbox.RedactWriteOnly(name)))
+		e.Names = append(e.Names, strconv.Quote(redact.WriteOnly(name)))
 	}
 	e.More = len(names) - len(e.Names)
 	return e

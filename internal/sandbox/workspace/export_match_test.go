@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/redact"
 )
 
 func TestExportRequireMatch(t *testing.T) {
@@ -71,7 +71,7 @@ func TestLiteralGlob(t *testing.T) {
 // export's no-match error, as SafeName shows it anywhere else.
 func TestExportNoMatchRedactsSecretNames(t *testing.T) {
 	const secret = "SuperSecretValue123-no-match"
-	sandbox.NoteWriteOnly("sandbox_file.content_wo", secret)
+	redact.NoteWriteOnly("sandbox_file.content_wo", secret)
 	w, dest := exportFixture(t, map[string]string{"out/" + secret: "x", "out/x.txt": "y"})
 	_, err := w.Export(context.Background(), ExportRequest{Paths: []string{"out/verdict.json"}, Destination: dest,
 		Require: []string{"out/verdict.json"}})

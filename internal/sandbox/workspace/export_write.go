@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/redact"
 )
 
 // exporter writes the files of one export below root, within its limits.
@@ -31,14 +32,14 @@ type exporter struct {
 	budget int64  // data bytes still allowed
 	at     string // the file being written, for errors
 	// secrets refuses a file holding a write-only value (nil: allowed).
-	secrets *sandbox.SecretScanner
+	secrets *redact.SecretScanner
 }
 
 // scanningHash is a hash that also feeds every byte to a secret scanner;
 // a hit is kept for the file's end.
 type scanningHash struct {
 	hash.Hash
-	s   *sandbox.SecretScanner
+	s   *redact.SecretScanner
 	err error
 }
 

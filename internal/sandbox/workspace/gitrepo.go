@@ -19,7 +19,7 @@ type GitRepo struct {
 	// Commit is the 40-hex commit the plan resolved Ref to, or "" when the
 	// plan could not (an abbreviated commit no branch or tag points to).
 	Commit string
-	// Subpath is the validated subpath (sandbox.ValidateGitSubpath), ""
+	// Subpath is the validated subpath (gitrepo.ValidateGitSubpath), ""
 	// for the repository root.
 	Subpath string
 }

@@ -6,8 +6,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/docker"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/posix"
 )
 
 // CheckDockerNetworking checks n for a container of network mode mode,
@@ -20,7 +20,7 @@ func CheckDockerNetworking(mode string, n spec.DockerNetworking) error {
 // root is root, with its volumes and tmpfs mounts, as CreateDocker will
 // (the Python SDK's checks, design/sdk-model.md §6.2); a problem is a
 // *GrantError.
-func CheckDockerGrants(root string, grants []sandbox.PathGrant, vols []spec.VolumeMount, tmpfs map[string]string) error {
+func CheckDockerGrants(root string, grants []posix.PathGrant, vols []spec.VolumeMount, tmpfs map[string]string) error {
 	return docker.ValidateGrants(root, grants, vols, tmpfs)
 }
 

@@ -7,8 +7,8 @@ import (
 	"path"
 	"strings"
 
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/docker"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/posix"
 )
 
 // ValidateVolumeMounts checks the volume mounts of a docker workspace
@@ -29,10 +29,10 @@ func ValidateVolumeMounts(root string, vols []spec.VolumeMount) error {
 // *sandbox.Error values. VolumeTarget("/workspace", "data") is
 // "/workspace/data"; VolumeTarget("/workspace", "/mnt/x/") is "/mnt/x".
 func VolumeTarget(root, p string) (string, error) {
-	if !sandbox.IsWindowsAbsolute(p) && strings.HasPrefix(p, "/") {
+	if !posix.IsWindowsAbsolute(p) && strings.HasPrefix(p, "/") {
 		return path.Clean(p), nil
 	}
-	rel, err := sandbox.ValidateEntryPath(p)
+	rel, err := posix.ValidateEntryPath(p)
 	if err != nil {
 		return "", err
 	}

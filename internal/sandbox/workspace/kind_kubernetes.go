@@ -13,6 +13,7 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/kubernetes"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/mount"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/posix"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/snapshot"
 )
 
@@ -227,7 +228,7 @@ func SameQuantity(a, b string) bool { return kubernetes.SameQuantity(a, b) }
 // CheckKubernetesGrants refuses the path grants a pod workspace cannot
 // have: one with a host_path, since the provider does not mount node
 // paths into pods. A problem is a *GrantError.
-func CheckKubernetesGrants(grants []sandbox.PathGrant) error {
+func CheckKubernetesGrants(grants []posix.PathGrant) error {
 	for i, g := range grants {
 		if g.HostPath != nil {
 			return &spec.GrantError{Index: i, Field: "host_path", Reason: "a kubernetes workspace does not mount host paths ('" +

@@ -10,9 +10,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/checksum"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/hostsource"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/progress"
 )
 
 // TreeSummary is the workspace-side view of a copied directory: the same
@@ -26,17 +27,17 @@ type TreeSummary struct {
 	// TotalBytes is the sum of the file sizes.
 	TotalBytes int64
 	// SHA256 is the tree digest: SHA-256 over sha256sum-style lines
-	// "<sha256>  <path>\n" sorted by path, as sandbox.TreeDigest.SHA256.
+	// "<sha256>  <path>\n" sorted by path, as checksum.TreeDigest.SHA256.
 	SHA256 string
 }
 
 // SummarizeTree builds a TreeSummary from a host scan, the modes being the
 // source's.
-func SummarizeTree(t sandbox.TreeDigest) TreeSummary { return SummarizeCopy(t, Meta{}) }
+func SummarizeTree(t checksum.TreeDigest) TreeSummary { return SummarizeCopy(t, Meta{}) }
 
 // SummarizeCopy builds the TreeSummary of copying the host scan t with m:
 // the modes are the ones the copy gives (Meta.FilePerm, else the source's).
-func SummarizeCopy(t sandbox.TreeDigest, m Meta) TreeSummary {
+func SummarizeCopy(t checksum.TreeDigest, m Meta) TreeSummary {
 	s := TreeSummary{Files: make(map[string]string, len(t.Files)), Modes: make(map[string]string, len(t.Files)), TotalBytes: t.TotalBytes, SHA256: t.SHA256}
 	for _, f := range t.Files {
 		s.Files[f.Rel] = f.SHA256
@@ -47,7 +48,7 @@ func SummarizeCopy(t sandbox.TreeDigest, m Meta) TreeSummary {
 
 func summarizeWorkspace(files []backend.TreeFile) TreeSummary {
 	s := TreeSummary{Files: make(map[string]string, len(files)), Modes: make(map[string]string, len(files))}
-	tree := sandbox.TreeDigest{}
+	tree := checksum.TreeDigest{}
 	for _, f := range files {
 		s.Modes[f.Rel] = octal(f.Perm)
 		if f.SHA256 == "" { // a symlink or other non-file planted in the copy
@@ -56,9 +57,9 @@ func summarizeWorkspace(files []backend.TreeFile) TreeSummary {
 		}
 		s.Files[f.Rel] = f.SHA256
 		s.TotalBytes += f.Size
-		tree.Files = append(tree.Files, sandbox.TreeFile{Rel: f.Rel, Size: f.Size, SHA256: f.SHA256})
+		tree.Files = append(tree.Files, checksum.TreeFile{Rel: f.Rel, Size: f.Size, SHA256: f.SHA256})
 	}
-	s.SHA256 = sandbox.TreeSHA256(tree.Files)
+	s.SHA256 = checksum.TreeSHA256(tree.Files)
 	return s
 }
 
@@ -68,9 +69,9 @@ func octal(p fs.FileMode) string { return fmt.Sprintf("%04o", uint32(p.Perm())) 
 // directory) with the Python SDK's LocalDir rules (design/sdk-model.md §2.5), for a copy into
 // workspace id ("" when not known yet). It only reads the host: plans call
 // it.
-func (e *Engine) ScanLocalDir(ctx context.Context, id, src string) (sandbox.TreeDigest, error) {
+func (e *Engine) ScanLocalDir(ctx context.Context, id, src string) (checksum.TreeDigest, error) {
 	if err := e.checkSourceDir(id, src); err != nil {
-		return sandbox.TreeDigest{}, err
+		return checksum.TreeDigest{}, err
 	}
 	return e.HostSources().ScanDir(ctx, src)
 }
@@ -282,8 +283,8 @@ func syncBatch(ctx context.Context, w *Workspace, bw backend.BatchWriter, host h
 	if err != nil {
 		return TreeSummary{}, err
 	}
-	prog := sandbox.StartProgress(ctx, "copy", src, int64(len(tree.Files)), summary.TotalBytes)
-	var todo []sandbox.TreeFile
+	prog := progress.Start(ctx, "copy", src, int64(len(tree.Files)), summary.TotalBytes)
+	var todo []checksum.TreeFile
 	for _, f := range tree.Files {
 		cur, ok := existing[f.Rel]
 		f.Perm = m.copiedPerm(f.Perm)

@@ -14,6 +14,7 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/local"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/hostsource"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/progress"
 )
 
 // localBatcher is a backend that writes many files with one filesystem sync
@@ -43,7 +44,7 @@ func syncVisitBatch(ctx context.Context, w *Workspace, lb localBatcher, host hos
 	bctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	vp := newVisitPlan(planned, existing, rel, src, m)
-	prog := sandbox.StartProgress(ctx, "copy", src, int64(len(planned.Files)), planned.TotalBytes)
+	prog := progress.Start(ctx, "copy", src, int64(len(planned.Files)), planned.TotalBytes)
 	var (
 		items    = make(chan visitItem)
 		visitErr error

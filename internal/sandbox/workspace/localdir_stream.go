@@ -6,15 +6,16 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/checksum"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/hostsource"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/progress"
 )
 
 // copyTreeBatch streams todo to a BatchWriter; each host file is reopened
 // by the pinned walk when its turn in the stream comes, and counted in prog
 // as its bytes go into the stream.
-func copyTreeBatch(ctx context.Context, bw backend.BatchWriter, host hostsource.Policy, tree sandbox.TreeDigest, rel string, todo []sandbox.TreeFile, prog *sandbox.Progress) error {
+func copyTreeBatch(ctx context.Context, bw backend.BatchWriter, host hostsource.Policy, tree checksum.TreeDigest, rel string, todo []checksum.TreeFile, prog *progress.Progress) error {
 	files := make([]backend.BatchFile, 0, len(todo))
 	for _, f := range todo {
 		files = append(files, backend.BatchFile{

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/posix"
 )
 
 // ApplyManifest materialises the plan's entries in the workspace in walk
@@ -100,7 +100,7 @@ func (w *Workspace) ReadManifest(ctx context.Context, p *ManifestPlan) (Manifest
 			return ManifestResult{}, err
 		}
 		if st.Exists && st.Info.IsRegular == isFile && st.Info.IsDir == !isFile {
-			res.Permissions = sandbox.PermissionsFromMode(uint32(st.Info.Perm)).ChmodArg()
+			res.Permissions = posix.PermissionsFromMode(uint32(st.Info.Perm)).ChmodArg()
 			if g := pe.Entry.Group; g != nil {
 				res.Group = st.Info.Group
 				if g.Name == strconv.Itoa(st.Info.Gid) { // a numeric gid reads back as itself

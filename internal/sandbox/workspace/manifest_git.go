@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/gitrepo"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/manifest"
 )
@@ -51,7 +50,7 @@ func (e *Engine) gitPlan(ctx context.Context, pe *PlannedEntry, in ManifestInput
 	if s, ok := pe.Entry.StringField("subpath"); ok {
 		sub = &s
 	}
-	subpath, err := sandbox.ValidateGitSubpath(repo, sub)
+	subpath, err := gitrepo.ValidateGitSubpath(repo, sub)
 	if err != nil {
 		return err
 	}
@@ -61,7 +60,7 @@ func (e *Engine) gitPlan(ctx context.Context, pe *PlannedEntry, in ManifestInput
 	}
 	prior, hasPrior := in.GitApplied[pe.Path]
 	var commit string
-	if hasPrior && prior.URL == src.URL && sandbox.LooksLikeCommitRef(ref) && strings.HasPrefix(prior.Commit, strings.ToLower(ref)) {
+	if hasPrior && prior.URL == src.URL && gitrepo.LooksLikeCommitRef(ref) && strings.HasPrefix(prior.Commit, strings.ToLower(ref)) {
 		commit = prior.Commit // a commit never moves
 	} else if commit, err = e.ResolveGitRef(ctx, src, ref); err != nil {
 		return err
@@ -143,7 +142,7 @@ func (e *EntryError) Unwrap() error { return e.Err }
 func checkGitEntry(rel string, e *manifest.Entry) error {
 	repo, _ := e.StringField("repo")
 	if s, ok := e.StringField("subpath"); ok {
-		if _, err := sandbox.ValidateGitSubpath(repo, &s); err != nil {
+		if _, err := gitrepo.ValidateGitSubpath(repo, &s); err != nil {
 			return &EntryError{Path: rel, Err: err}
 		}
 	}

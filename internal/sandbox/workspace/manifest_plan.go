@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/checksum"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/manifest"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/mount"
 )
@@ -194,7 +194,7 @@ func (e *Engine) PlanManifestFrom(ctx context.Context, m *manifest.Manifest, in 
 		switch pe.Entry.Type {
 		case "file":
 			content, _ := pe.Entry.StringField("content")
-			pe.SHA256 = sandbox.DigestBytes([]byte(content)).SHA256
+			pe.SHA256 = checksum.DigestBytes([]byte(content)).SHA256
 		case "local_file":
 			_, d, err := host.DigestFile(ctx, pe.Source())
 			if err != nil {

@@ -9,8 +9,8 @@ import (
 	"fmt"
 	"io/fs"
 
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/posix"
 )
 
 // FileContent is a file read out of a workspace.
@@ -31,7 +31,7 @@ var ErrTooLarge = backend.ErrTooLarge
 // symlink is followed anywhere along it) of at most limit bytes. A missing
 // file is not an error (Exists false). It only reads.
 func (w *Workspace) ReadFile(ctx context.Context, rel string, limit int64) (FileContent, error) {
-	clean, err := sandbox.ValidateEntryPath(rel)
+	clean, err := posix.ValidateEntryPath(rel)
 	if err != nil {
 		return FileContent{}, err
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/redact"
 )
 
 // ServiceDir is the workspace-relative directory holding the services'
@@ -74,7 +75,7 @@ func (w *Workspace) adminUser() string {
 // StartService starts spec in its own session, supervised so that it
 // outlives the provider. The returned Secrets must be redacted from
 // anything shown.
-func (w *Workspace) StartService(ctx context.Context, spec ServiceSpec) (ServiceProcess, sandbox.Secrets, error) {
+func (w *Workspace) StartService(ctx context.Context, spec ServiceSpec) (ServiceProcess, redact.Secrets, error) {
 	token := uuid.NewString()
 	argv := append([]string{"sh", "-c", serviceStartScript, "sandbox-service", w.AbsPath(ServiceLogPath(spec.Name)),
 		map[bool]string{true: "on-failure", false: "no"}[spec.RestartOnFailure],

@@ -12,7 +12,9 @@ import (
 	"slices"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/checksum"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/manifest"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/redact"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/snapshot"
 )
 
@@ -36,18 +38,18 @@ type SnapshotRequest struct {
 	// (SnapshotResult.Excluded) instead of failing the snapshot.
 	ExcludeUnsafe bool
 	// AllowSecrets lets files holding a write-only value the provider was
-	// given (sandbox.WriteOnlyValues) into the snapshot; by default such a
-	// file fails it with a *sandbox.SecretFileError.
+	// given (redact.WriteOnlyValues) into the snapshot; by default such a
+	// file fails it with a *redact.SecretFileError.
 	AllowSecrets bool
 }
 
 // writeOnlyGate is the values a snapshot or export refuses to carry:
 // none when allowed.
-func writeOnlyGate(allow bool) []sandbox.WriteOnlyValue {
+func writeOnlyGate(allow bool) []redact.WriteOnlyValue {
 	if allow {
 		return nil
 	}
-	return sandbox.WriteOnlyValues()
+	return redact.WriteOnlyValues()
 }
 
 // SnapshotResult is what a snapshot wrote.
@@ -188,7 +190,7 @@ func (e *Engine) ReadArchive(ctx context.Context, p string) (ArchiveState, error
 	}
 	defer f.Close()
 	h := sha256.New()
-	n, err := sandbox.CopyChunks(ctx, h, f)
+	n, err := checksum.CopyChunks(ctx, h, f)
 	if err != nil {
 		return ArchiveState{}, err
 	}

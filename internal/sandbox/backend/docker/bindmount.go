@@ -6,11 +6,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/fshelper"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/posix"
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/api/types/mount"
-
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/fshelper"
 )
 
 // ValidateGrants checks the path grants of a container workspace whose
@@ -21,8 +20,8 @@ import (
 // the root, inside it nor containing it) and not be the target of a
 // volume. It must also keep clear of the file helper's directory and of
 // the tmpfs mounts. The first problem is a *GrantError. Grants are built
-// with sandbox.NewPathGrant, so their paths are normalised.
-func ValidateGrants(root string, grants []sandbox.PathGrant, vols []spec.VolumeMount, tmpfs map[string]string) error {
+// with posix.NewPathGrant, so their paths are normalised.
+func ValidateGrants(root string, grants []posix.PathGrant, vols []spec.VolumeMount, tmpfs map[string]string) error {
 	seen, bound := map[string]bool{}, map[string]bool{}
 	for i, g := range grants {
 		fail := func(field, format string, args ...any) error {
@@ -66,7 +65,7 @@ func volumeAt(vols []spec.VolumeMount, target string) string {
 }
 
 // bindMounts are the bind mounts of the grants with a host path, in order.
-func bindMounts(grants []sandbox.PathGrant) []mount.Mount {
+func bindMounts(grants []posix.PathGrant) []mount.Mount {
 	var out []mount.Mount
 	for _, g := range grants {
 		if g.HostPath != nil {
@@ -77,7 +76,7 @@ func bindMounts(grants []sandbox.PathGrant) []mount.Mount {
 }
 
 // boundAt reports whether a grant's bind mount covers target.
-func boundAt(grants []sandbox.PathGrant, target string) bool {
+func boundAt(grants []posix.PathGrant, target string) bool {
 	for _, g := range grants {
 		if g.HostPath != nil && g.Path == target {
 			return true
@@ -88,7 +87,7 @@ func boundAt(grants []sandbox.PathGrant, target string) bool {
 
 // missingBindSource is the *MissingHostPathError of the daemon's refusal
 // of a bind mount whose source does not exist, or nil for other errors.
-func missingBindSource(err error, grants []sandbox.PathGrant) *spec.MissingHostPathError {
+func missingBindSource(err error, grants []posix.PathGrant) *spec.MissingHostPathError {
 	const marker = "bind source path does not exist: "
 	msg := err.Error()
 	i := strings.Index(msg, marker)
@@ -108,7 +107,7 @@ func missingBindSource(err error, grants []sandbox.PathGrant) *spec.MissingHostP
 // grant only while its bind mount is on the container (its source and
 // read-only flag as Docker has them), then bind mounts the label does not
 // know.
-func readGrants(hc *container.HostConfig, recorded []sandbox.PathGrant) []sandbox.PathGrant {
+func readGrants(hc *container.HostConfig, recorded []posix.PathGrant) []posix.PathGrant {
 	binds := map[string]mount.Mount{}
 	var order []string
 	if hc != nil {
@@ -119,7 +118,7 @@ func readGrants(hc *container.HostConfig, recorded []sandbox.PathGrant) []sandbo
 			}
 		}
 	}
-	var out []sandbox.PathGrant
+	var out []posix.PathGrant
 	used := map[string]bool{}
 	for _, g := range recorded {
 		if g.HostPath == nil {
@@ -138,7 +137,7 @@ func readGrants(hc *container.HostConfig, recorded []sandbox.PathGrant) []sandbo
 	for _, t := range order {
 		if !used[t] {
 			src := binds[t].Source
-			out = append(out, sandbox.PathGrant{Path: t, ReadOnly: binds[t].ReadOnly, HostPath: &src})
+			out = append(out, posix.PathGrant{Path: t, ReadOnly: binds[t].ReadOnly, HostPath: &src})
 		}
 	}
 	return out

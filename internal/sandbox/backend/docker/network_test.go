@@ -8,11 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/posix"
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/api/types/mount"
 	"github.com/moby/moby/api/types/network"
-
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 )
 
 func TestValidateNetworking(t *testing.T) {
@@ -101,13 +100,13 @@ func TestReadNetworking(t *testing.T) {
 	}
 }
 
-func grant(t *testing.T, p string, hostPath ...string) sandbox.PathGrant {
+func grant(t *testing.T, p string, hostPath ...string) posix.PathGrant {
 	t.Helper()
 	var hp *string
 	if len(hostPath) > 0 {
 		hp = &hostPath[0]
 	}
-	g, err := sandbox.NewPathGrant(p, false, nil, hp)
+	g, err := posix.NewPathGrant(p, false, nil, hp)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,20 +117,20 @@ func TestValidateGrants(t *testing.T) {
 	vols := []spec.VolumeMount{{Name: "v", Target: "/mnt/vol"}}
 	tmpfs := map[string]string{"/scratch": "size=1m"}
 	for _, c := range []struct {
-		grants []sandbox.PathGrant
+		grants []posix.PathGrant
 		index  int
 		want   string // "" when valid
 	}{
-		{[]sandbox.PathGrant{grant(t, "/mnt/a", "/srv/a"), grant(t, "/opt/x"), grant(t, "/opt/x")}, 0, ""},
-		{[]sandbox.PathGrant{grant(t, "/mnt/shared-data", "/srv"), grant(t, "/mnt/shared-data")}, 1, "duplicate Docker sandbox path grant target: /mnt/shared-data"},
-		{[]sandbox.PathGrant{grant(t, "/mnt/shared-data"), grant(t, "/mnt/shared-data/", "/srv")}, 1, "duplicate Docker sandbox path grant target: /mnt/shared-data"},
-		{[]sandbox.PathGrant{grant(t, "/workspace", "/srv")}, 0, "must be outside the workspace root: /workspace "},
-		{[]sandbox.PathGrant{grant(t, "/workspace/data", "/srv")}, 0, "must be outside the workspace root: /workspace/data "},
-		{[]sandbox.PathGrant{grant(t, "/work", "/srv")}, -1, ""}, // a prefix, not a parent
-		{[]sandbox.PathGrant{grant(t, "/mnt/vol", "/srv")}, 0, "is the target of volume v"},
-		{[]sandbox.PathGrant{grant(t, "/scratch", "/srv")}, 0, "also a tmpfs mount"},
-		{[]sandbox.PathGrant{grant(t, "/.sandbox-fs-helper", "/srv")}, 0, "file helper"},
-		{[]sandbox.PathGrant{grant(t, "/mnt/w", `C:\data`)}, 0, "must be absolute on the current host"},
+		{[]posix.PathGrant{grant(t, "/mnt/a", "/srv/a"), grant(t, "/opt/x"), grant(t, "/opt/x")}, 0, ""},
+		{[]posix.PathGrant{grant(t, "/mnt/shared-data", "/srv"), grant(t, "/mnt/shared-data")}, 1, "duplicate Docker sandbox path grant target: /mnt/shared-data"},
+		{[]posix.PathGrant{grant(t, "/mnt/shared-data"), grant(t, "/mnt/shared-data/", "/srv")}, 1, "duplicate Docker sandbox path grant target: /mnt/shared-data"},
+		{[]posix.PathGrant{grant(t, "/workspace", "/srv")}, 0, "must be outside the workspace root: /workspace "},
+		{[]posix.PathGrant{grant(t, "/workspace/data", "/srv")}, 0, "must be outside the workspace root: /workspace/data "},
+		{[]posix.PathGrant{grant(t, "/work", "/srv")}, -1, ""}, // a prefix, not a parent
+		{[]posix.PathGrant{grant(t, "/mnt/vol", "/srv")}, 0, "is the target of volume v"},
+		{[]posix.PathGrant{grant(t, "/scratch", "/srv")}, 0, "also a tmpfs mount"},
+		{[]posix.PathGrant{grant(t, "/.sandbox-fs-helper", "/srv")}, 0, "file helper"},
+		{[]posix.PathGrant{grant(t, "/mnt/w", `C:\data`)}, 0, "must be absolute on the current host"},
 	} {
 		err := ValidateGrants("/workspace", c.grants, vols, tmpfs)
 		var ge *spec.GrantError
@@ -142,7 +141,7 @@ func TestValidateGrants(t *testing.T) {
 			t.Errorf("%+v: got %v, want grant %d: ...%s...", c.grants, err, c.index, c.want)
 		}
 	}
-	if err := ValidateGrants("/srv/ws/root", []sandbox.PathGrant{grant(t, "/srv", "/data")}, nil, nil); err == nil ||
+	if err := ValidateGrants("/srv/ws/root", []posix.PathGrant{grant(t, "/srv", "/data")}, nil, nil); err == nil ||
 		!strings.Contains(err.Error(), "must be outside the workspace root: /srv ") {
 		t.Errorf("a grant containing the root: %v", err)
 	}
@@ -154,7 +153,7 @@ func TestReadGrants(t *testing.T) {
 	desc := "ref"
 	ro := grant(t, "/data/ref", "/srv/ref")
 	ro.Description = &desc
-	recorded := []sandbox.PathGrant{ro, grant(t, "/opt/tools"), grant(t, "/gone", "/srv/gone")}
+	recorded := []posix.PathGrant{ro, grant(t, "/opt/tools"), grant(t, "/gone", "/srv/gone")}
 	hc := &container.HostConfig{Mounts: []mount.Mount{
 		{Type: mount.TypeBind, Source: "/srv/ref", Target: "/data/ref", ReadOnly: true},
 		{Type: mount.TypeVolume, Source: "v", Target: "/mnt/vol"},
@@ -168,7 +167,7 @@ func TestReadGrants(t *testing.T) {
 }
 
 func TestMissingBindSource(t *testing.T) {
-	grants := []sandbox.PathGrant{grant(t, "/a", "/srv/a"), grant(t, "/b", "/srv/b")}
+	grants := []posix.PathGrant{grant(t, "/a", "/srv/a"), grant(t, "/b", "/srv/b")}
 	err := errors.New(`Error response from daemon: invalid mount config for type "bind": bind source path does not exist: /srv/b`)
 	if m := missingBindSource(err, grants); m == nil || m.Index != 1 || m.HostPath != "/srv/b" {
 		t.Errorf("got %+v", m)
@@ -182,7 +181,7 @@ func TestMissingBindSource(t *testing.T) {
 // first network, and reads them back.
 func TestSpecLabelNetworkAndGrants(t *testing.T) {
 	g := grant(t, "/data", "/srv/data")
-	s := Spec{Docker: spec.Docker{Networking: spec.DockerNetworking{Networks: []spec.DockerNetwork{{Name: "a"}}}, Grants: []sandbox.PathGrant{g}}}
+	s := Spec{Docker: spec.Docker{Networking: spec.DockerNetworking{Networks: []spec.DockerNetwork{{Name: "a"}}}, Grants: []posix.PathGrant{g}}}
 	raw := specLabelOf(s)
 	c := container.InspectResponse{Config: &container.Config{Labels: map[string]string{LabelSpec: raw}}}
 	var info spec.DockerInfo

@@ -7,12 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/fshelper"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/posix"
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/api/types/mount"
 	"github.com/moby/moby/api/types/network"
-
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/fshelper"
 )
 
 const ownDigest = "0123456789abcdef"
@@ -45,7 +44,7 @@ func helperAt(c *inspected) int {
 // the provider's labels would have is refused, naming it.
 func TestNotOwnReason(t *testing.T) {
 	host := "/srv/data"
-	spec := Spec{WorkspaceID: "4b49acc3-5106-4ecd-ab16-792facb88144", Docker: spec.Docker{Image: "busybox", Root: "/workspace", Labels: map[string]string{"team": "evals"}, Environment: map[string]string{"GREETING": "hi"}, SecretEnvironment: map[string]string{"TOKEN": "s"}, ExposedPorts: []int{8080}, Volumes: []spec.VolumeMount{{Name: "cache", Target: "/cache", ReadOnly: true}}, Grants: []sandbox.PathGrant{{Path: "/data", HostPath: &host, ReadOnly: true}}, Isolation: spec.DockerIsolation{ReadOnlyRootfs: true}}}
+	spec := Spec{WorkspaceID: "4b49acc3-5106-4ecd-ab16-792facb88144", Docker: spec.Docker{Image: "busybox", Root: "/workspace", Labels: map[string]string{"team": "evals"}, Environment: map[string]string{"GREETING": "hi"}, SecretEnvironment: map[string]string{"TOKEN": "s"}, ExposedPorts: []int{8080}, Volumes: []spec.VolumeMount{{Name: "cache", Target: "/cache", ReadOnly: true}}, Grants: []posix.PathGrant{{Path: "/data", HostPath: &host, ReadOnly: true}}, Isolation: spec.DockerIsolation{ReadOnlyRootfs: true}}}
 	helperVol := map[string]string{LabelHelperVolume: ownDigest}
 	if why := notOwnReason(asDaemonReports(spec), nil, helperVol, true); why != "" {
 		t.Fatalf("a container created by the provider is refused: %s", why)

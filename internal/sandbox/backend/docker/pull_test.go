@@ -2,11 +2,12 @@ package docker
 
 import (
 	"context"
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/spec"
 )
 
 // An error reported inside the pull stream (HTTP 200, then an errorDetail

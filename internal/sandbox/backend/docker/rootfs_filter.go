@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/redact"
 )
 
 // rootfsFilter says what of a container's exported filesystem goes into
@@ -22,7 +23,7 @@ type rootfsFilter struct {
 	MountPoints []string
 	Limits      sandbox.OutputLimits
 	// WriteOnly are the values no regular file may hold.
-	WriteOnly []sandbox.WriteOnlyValue
+	WriteOnly []redact.WriteOnlyValue
 }
 
 // rootfsStats is what the filter wrote.
@@ -60,14 +61,14 @@ func memberPath(name string) (string, error) {
 // data bytes, names validated, the Drop paths and mount point contents
 // left out (hard links to a left-out file with them), devices and FIFOs
 // left out (the runtime creates /dev), and a regular file holding a
-// write-only value fails with a *sandbox.SecretFileError before its data
+// write-only value fails with a *redact.SecretFileError before its data
 // is written.
 func (f rootfsFilter) filter(ctx context.Context, r io.Reader, w io.Writer) (rootfsStats, error) {
 	lim := f.Limits.WithDefaults()
 	var st rootfsStats
 	tr, tw := tar.NewReader(r), tar.NewWriter(w)
 	written := map[string]bool{}
-	secrets := sandbox.NewSecretScanner("snapshot", f.WriteOnly)
+	secrets := redact.NewSecretScanner("snapshot", f.WriteOnly)
 	for {
 		if err := ctx.Err(); err != nil {
 			return st, err
@@ -136,7 +137,7 @@ func (f rootfsFilter) filter(ctx context.Context, r io.Reader, w io.Writer) (roo
 		if out.Typeflag == tar.TypeReg {
 			secrets.Start(p)
 			n, err := io.Copy(tw, io.TeeReader(io.LimitReader(tr, out.Size), secrets))
-			var secret *sandbox.SecretFileError
+			var secret *redact.SecretFileError
 			switch {
 			case errors.As(err, &secret):
 				return st, secret

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/redact"
 )
 
 type member struct {
@@ -91,7 +92,7 @@ func TestRootfsFilterRefuses(t *testing.T) {
 		"bytes":     {[]member{{name: "a", body: "12345", typ: tar.TypeReg}}, rootfsFilter{Limits: sandbox.OutputLimits{MaxBytes: 4}}, "max_bytes"},
 		"long name": {[]member{{name: strings.Repeat("a/", 2100), typ: tar.TypeDir}}, rootfsFilter{}, "too long"},
 		"secret": {[]member{{name: "home/u/.history", body: "curl -H token-0123456789", typ: tar.TypeReg}},
-			rootfsFilter{WriteOnly: []sandbox.WriteOnlyValue{{Attr: "sandbox_workspace.environment_wo", Value: []byte("token-0123456789")}}},
+			rootfsFilter{WriteOnly: []redact.WriteOnlyValue{{Attr: "sandbox_workspace.environment_wo", Value: []byte("token-0123456789")}}},
 			"/home/u/.history holds the value of the write-only attribute sandbox_workspace.environment_wo"},
 	}
 	for name, c := range cases {

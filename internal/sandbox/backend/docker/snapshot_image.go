@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/fshelper"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/redact"
 )
 
 // Labels of a snapshot image.
@@ -33,7 +34,7 @@ type ImageSnapshot struct {
 	Drop   []string
 	Limits sandbox.OutputLimits
 	// WriteOnly are the values no regular file may hold.
-	WriteOnly []sandbox.WriteOnlyValue
+	WriteOnly []redact.WriteOnlyValue
 }
 
 // ImageSnapshotResult is the image written.

@@ -10,6 +10,7 @@ import (
 	"github.com/moby/moby/api/types/container"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/posix"
 )
 
 // LabelSpec is the container label holding, as JSON, what a container
@@ -37,7 +38,7 @@ type specLabel struct {
 	// of Spec.Networking.Networks (no NetworkMode was given).
 	PrimaryNetwork bool `json:"primary_network,omitempty"`
 	// Grants are Spec.Grants, descriptions included.
-	Grants []sandbox.PathGrant `json:"extra_path_grants,omitempty"`
+	Grants []posix.PathGrant `json:"extra_path_grants,omitempty"`
 	// Healthcheck says that the container's health check was given at
 	// creation (not inherited from the image).
 	Healthcheck bool `json:"healthcheck,omitempty"`

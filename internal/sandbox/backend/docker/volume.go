@@ -11,11 +11,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/redact"
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/moby/moby/api/types/volume"
 	"github.com/moby/moby/client"
-
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 )
 
 // LabelManaged is set to "true" on every volume CreateVolume creates, so
@@ -52,7 +51,7 @@ func (d *Daemon) CreateVolume(ctx context.Context, s spec.DockerVolume) error {
 	}
 	existing, found, err := d.inspectVolume(ctx, s.Name)
 	if err != nil {
-		return redact(err, s.Options)
+		return redactOptions(err, s.Options)
 	}
 	if found {
 		return sameVolume(existing, driver, s.Options)
@@ -64,7 +63,7 @@ func (d *Daemon) CreateVolume(ctx context.Context, s spec.DockerVolume) error {
 	labels[LabelManaged] = "true"
 	res, err := cli.VolumeCreate(ctx, client.VolumeCreateOptions{Name: s.Name, Driver: driver, DriverOpts: s.Options, Labels: labels})
 	if err != nil {
-		return fmt.Errorf("creating volume %s with driver %s: %w", s.Name, driver, redact(err, s.Options))
+		return fmt.Errorf("creating volume %s with driver %s: %w", s.Name, driver, redactOptions(err, s.Options))
 	}
 	// A volume of the same name created meanwhile by someone else is
 	// returned as it is: it must match too.
@@ -182,12 +181,12 @@ func (d *Daemon) inspectVolume(ctx context.Context, name string) (volume.Volume,
 	return res.Volume, true, nil
 }
 
-// redact returns err with every option value of at least minSecretLen
-// characters, in every encoding sandbox.SecretForms knows, replaced by
+// redactOptions returns err with every option value of at least minSecretLen
+// characters, in every encoding redact.SecretForms knows, replaced by
 // "REDACTED". When nothing was replaced, err is returned unchanged; else
 // the result carries only the redacted text, so the original message
 // cannot be reached by unwrapping.
-func redact(err error, options map[string]string) error {
+func redactOptions(err error, options map[string]string) error {
 	if err == nil {
 		return nil
 	}
@@ -199,7 +198,7 @@ func redact(err error, options map[string]string) error {
 	}
 	// Longest first, so that a secret containing another is replaced whole.
 	sort.Slice(secrets, func(i, j int) bool { return len(secrets[i]) > len(secrets[j]) })
-	msg := sandbox.RedactText(err.Error(), secrets)
+	msg := redact.Text(err.Error(), secrets)
 	if msg == err.Error() {
 		return err
 	}
@@ -223,5 +222,5 @@ func (d *Daemon) redactMounted(ctx context.Context, err error, vols []spec.Volum
 			options[strconv.Itoa(i)+"/"+k] = val
 		}
 	}
-	return redact(err, options)
+	return redactOptions(err, options)
 }

@@ -90,19 +90,19 @@ func TestSpecLabel_volumesRoundTrip(t *testing.T) {
 func TestRedact(t *testing.T) {
 	opts := map[string]string{"type": "s3", "s3-secret-access-key": "wJalr/XUtnFEMI", "o": "addr=10.0.0.1,password=hunter22"}
 	err := errors.New(`mount failed: data: addr=10.0.0.1,password=hunter22, key "wJalr/XUtnFEMI" (escaped wJalr%2FXUtnFEMI) type s3`)
-	got := redact(err, opts).Error()
+	got := redactOptions(err, opts).Error()
 	want := `mount failed: data: REDACTED, key "REDACTED" (escaped REDACTED) type s3`
 	if got != want {
 		t.Fatalf("redacted:\n got %q\nwant %q", got, want)
 	}
-	if errors.Unwrap(redact(err, opts)) != nil {
+	if errors.Unwrap(redactOptions(err, opts)) != nil {
 		t.Fatal("the redacted error unwraps to the original message")
 	}
 	plain := errors.New("no such plugin")
-	if !errors.Is(redact(plain, opts), plain) {
+	if !errors.Is(redactOptions(plain, opts), plain) {
 		t.Fatal("an error without secrets was replaced")
 	}
-	if redact(nil, opts) != nil {
+	if redactOptions(nil, opts) != nil {
 		t.Fatal("nil error became non-nil")
 	}
 }

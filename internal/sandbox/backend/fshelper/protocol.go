@@ -23,7 +23,6 @@ package fshelper
 
 import (
 	"errors"
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/proctree"
 	"io/fs"
 	"path"
 	"strconv"
@@ -32,6 +31,7 @@ import (
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/proctree"
 )
 
 // HelperName is the argv[0] base name that selects the helper mode.

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/proctree"
 	"io"
 	"io/fs"
 	"os"
@@ -19,6 +18,7 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/local"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/digestcache"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/proctree"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/snapshot"
 	"golang.org/x/sys/unix"
 )

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/local"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/checksum"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/hostsource"
 )
 
@@ -119,14 +119,14 @@ func generateBenchData(dir string) error {
 // at plan time, then at apply time every file is reopened by the pinned walk
 // and streamed into the workspace with the planned checksum, at most
 // LocalDirFiles at a time.
-func copySource(ctx context.Context, p hostsource.Policy, src string, dst *local.Backend) (sandbox.TreeDigest, time.Duration, error) {
+func copySource(ctx context.Context, p hostsource.Policy, src string, dst *local.Backend) (checksum.TreeDigest, time.Duration, error) {
 	start := time.Now()
 	td, err := p.ScanDir(ctx, src)
 	if err != nil {
 		return td, 0, err
 	}
 	scan := time.Since(start)
-	jobs := make(chan sandbox.TreeFile)
+	jobs := make(chan checksum.TreeFile)
 	errs := make(chan error, hostsource.DefaultLocalDirFiles)
 	var wg sync.WaitGroup
 	for range hostsource.DefaultLocalDirFiles {

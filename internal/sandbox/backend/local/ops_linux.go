@@ -14,10 +14,9 @@ import (
 	"path/filepath"
 	"time"
 
-	"golang.org/x/sys/unix"
-
-	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/checksum"
+	"golang.org/x/sys/unix"
 )
 
 // Stat describes rel like lstat(2): a symlink as the last component is
@@ -189,7 +188,7 @@ func regularFile(f *fd, name string) (*os.File, error) {
 
 func hashStream(ctx context.Context, f *os.File) (string, int64, error) {
 	h := sha256.New()
-	n, err := sandbox.CopyChunks(ctx, h, f)
+	n, err := checksum.CopyChunks(ctx, h, f)
 	if err != nil {
 		return "", n, fmt.Errorf("hash %s: %w", f.Name(), err)
 	}

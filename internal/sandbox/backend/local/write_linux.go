@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/checksum"
 )
 
 // tmpInfix marks the temporary files writes create:
@@ -102,7 +103,7 @@ func stage(ctx context.Context, pfd *fd, rel, base string, it BatchItem) (*stage
 // mode.
 func fill(ctx context.Context, f *os.File, rel string, it BatchItem) (sandbox.WriteResult, error) {
 	h := sha256.New()
-	n, err := sandbox.CopyChunks(ctx, &hashingFile{f: f, h: h}, it.R)
+	n, err := checksum.CopyChunks(ctx, &hashingFile{f: f, h: h}, it.R)
 	if err != nil {
 		return sandbox.WriteResult{}, fmt.Errorf("write %s: %w", rel, err)
 	}

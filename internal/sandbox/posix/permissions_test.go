@@ -1,4 +1,4 @@
-package sandbox
+package posix
 
 import (
 	"io/fs"

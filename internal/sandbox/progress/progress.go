@@ -1,4 +1,4 @@
-package sandbox
+package progress
 
 import (
 	"context"
@@ -9,12 +9,12 @@ import (
 	"time"
 )
 
-// ProgressInterval is how long a copy or a hash runs before its progress is
+// Interval is how long a copy or a hash runs before its progress is
 // reported, and how often it is reported after that.
-const ProgressInterval = 2 * time.Second
+const Interval = 2 * time.Second
 
-// ProgressReport is the state of one long copy or hash.
-type ProgressReport struct {
+// Report is the state of one long copy or hash.
+type Report struct {
 	// Op is "copy" or "hash"; What names the source or the target.
 	Op, What string
 	// Files and Bytes are done so far; TotalFiles and TotalBytes are what
@@ -27,7 +27,7 @@ type ProgressReport struct {
 }
 
 // MBps is the throughput in megabytes (10^6 bytes) per second.
-func (r ProgressReport) MBps() float64 {
+func (r Report) MBps() float64 {
 	if r.Elapsed <= 0 {
 		return 0
 	}
@@ -35,7 +35,7 @@ func (r ProgressReport) MBps() float64 {
 }
 
 // String is the report as one line: "copy src: 120/10000 files, 3.1/216.0 MB, 45.2 MB/s".
-func (r ProgressReport) String() string {
+func (r Report) String() string {
 	of := func(n, total int64, scale float64, unit string) string {
 		if total > 0 {
 			return fmt.Sprintf("%.*f/%.*f %s", prec(scale), float64(n)/scale, prec(scale), float64(total)/scale, unit)
@@ -63,15 +63,15 @@ func prec(scale float64) int {
 	return 1
 }
 
-// ProgressSink receives progress reports, with the context of the
+// Sink receives progress reports, with the context of the
 // operation they are about (the provider logs them).
-type ProgressSink func(ctx context.Context, r ProgressReport)
+type Sink func(ctx context.Context, r Report)
 
-var sink atomic.Pointer[ProgressSink]
+var sink atomic.Pointer[Sink]
 
-// SetProgressSink makes s receive every progress report of this process
+// SetSink makes s receive every progress report of this process
 // (nil: none).
-func SetProgressSink(s ProgressSink) {
+func SetSink(s Sink) {
 	if s == nil {
 		sink.Store(nil)
 		return
@@ -83,25 +83,25 @@ func SetProgressSink(s ProgressSink) {
 // goroutines. A nil *Progress tracks nothing.
 type Progress struct {
 	ctx   context.Context
-	sink  ProgressSink
+	sink  Sink
 	start time.Time
 
 	files, bytes atomic.Int64
 	mu           sync.Mutex
-	r            ProgressReport
+	r            Report
 	next         time.Time
 }
 
-// StartProgress starts tracking an operation; it returns nil when no sink
+// Start starts tracking an operation; it returns nil when no sink
 // is set.
-func StartProgress(ctx context.Context, op, what string, totalFiles, totalBytes int64) *Progress {
+func Start(ctx context.Context, op, what string, totalFiles, totalBytes int64) *Progress {
 	s := sink.Load()
 	if s == nil {
 		return nil
 	}
 	now := time.Now()
-	return &Progress{ctx: ctx, sink: *s, start: now, next: now.Add(ProgressInterval),
-		r: ProgressReport{Op: op, What: what, TotalFiles: totalFiles, TotalBytes: totalBytes}}
+	return &Progress{ctx: ctx, sink: *s, start: now, next: now.Add(Interval),
+		r: Report{Op: op, What: what, TotalFiles: totalFiles, TotalBytes: totalBytes}}
 }
 
 // Add counts files and bytes done, and reports when the interval since the
@@ -117,7 +117,7 @@ func (p *Progress) Add(files, bytes int64) {
 		p.mu.Unlock()
 		return
 	}
-	p.next = now.Add(ProgressInterval)
+	p.next = now.Add(Interval)
 	r := p.r
 	p.mu.Unlock()
 	r.Files, r.Bytes, r.Elapsed = f, b, now.Sub(p.start)
@@ -125,14 +125,14 @@ func (p *Progress) Add(files, bytes int64) {
 }
 
 // Finish reports the summary: always when always is set (a copy), else only
-// when the operation ran longer than ProgressInterval.
+// when the operation ran longer than Interval.
 func (p *Progress) Finish(always bool) {
 	if p == nil {
 		return
 	}
 	r := p.r
 	r.Files, r.Bytes, r.Elapsed, r.Done = p.files.Load(), p.bytes.Load(), time.Since(p.start), true
-	if always || r.Elapsed >= ProgressInterval {
+	if always || r.Elapsed >= Interval {
 		p.sink(p.ctx, r)
 	}
 }

@@ -1,8 +1,10 @@
-package sandbox
+package posix
 
 import (
 	"errors"
 	"strings"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 )
 
 // Path conventions (design/sdk-model.md, "Conventions"): sandbox paths are POSIX paths.
@@ -195,7 +197,7 @@ func JoinEntryPath(parent, child string) string {
 // ".." segment, even one that would not escape ("a/../b").
 func ValidateEntryPath(key string) (string, error) {
 	if IsWindowsAbsolute(key) {
-		return "", NewInvalidManifestPathError(windowsAsPosix(key), ReasonAbsolute)
+		return "", sandbox.NewInvalidManifestPathError(windowsAsPosix(key), sandbox.ReasonAbsolute)
 	}
 	rel := coercePosix(key)
 	if err := validateRelPath(rel); err != nil {
@@ -208,14 +210,14 @@ func ValidateEntryPath(key string) (string, error) {
 // coerced path text (a key, or a parent joined with a child key).
 func validateRelPath(rel string) error {
 	if IsWindowsAbsolute(rel) {
-		return NewInvalidManifestPathError(windowsAsPosix(rel), ReasonAbsolute)
+		return sandbox.NewInvalidManifestPathError(windowsAsPosix(rel), sandbox.ReasonAbsolute)
 	}
 	rel = coercePosix(rel)
 	if strings.HasPrefix(rel, "/") {
-		return NewInvalidManifestPathError(rel, ReasonAbsolute)
+		return sandbox.NewInvalidManifestPathError(rel, sandbox.ReasonAbsolute)
 	}
 	if hasParentSegment(rel) {
-		return NewInvalidManifestPathError(rel, ReasonEscapeRoot)
+		return sandbox.NewInvalidManifestPathError(rel, sandbox.ReasonEscapeRoot)
 	}
 	return nil
 }
@@ -238,23 +240,23 @@ func validateRelPath(rel string) error {
 // Errors are *Error values from NewInvalidManifestPathError.
 func ResolveWorkspacePath(root, rel string, allowAbsoluteWithinRoot bool) (string, error) {
 	if IsWindowsAbsolute(rel) {
-		return "", NewInvalidManifestPathError(windowsAsPosix(rel), ReasonAbsolute)
+		return "", sandbox.NewInvalidManifestPathError(windowsAsPosix(rel), sandbox.ReasonAbsolute)
 	}
 	relPath := coercePosix(rel)
 	rootPath := coercePosix(root)
 	if strings.HasPrefix(relPath, "/") {
 		if !allowAbsoluteWithinRoot {
-			return "", NewInvalidManifestPathError(relPath, ReasonAbsolute)
+			return "", sandbox.NewInvalidManifestPathError(relPath, sandbox.ReasonAbsolute)
 		}
 		relPath = NormPosix(relPath)
 		rootPath = NormPosix(rootPath)
 		if _, ok := posixRelativeTo(relPath, rootPath); !ok {
-			return "", NewInvalidManifestPathError(relPath, ReasonAbsolute)
+			return "", sandbox.NewInvalidManifestPathError(relPath, sandbox.ReasonAbsolute)
 		}
 		return relPath, nil
 	}
 	if hasParentSegment(relPath) {
-		return "", NewInvalidManifestPathError(relPath, ReasonEscapeRoot)
+		return "", sandbox.NewInvalidManifestPathError(relPath, sandbox.ReasonEscapeRoot)
 	}
 	return joinPosix(rootPath, relPath), nil
 }

@@ -1,9 +1,11 @@
-package sandbox
+package posix
 
 import (
 	"encoding/json"
 	"errors"
 	"testing"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 )
 
 func strPtr(s string) *string { return &s }
@@ -38,10 +40,10 @@ func TestWorkspacePathPolicy(t *testing.T) {
 		{in: "pkg/../secret.txt", want: "/workspace/secret.txt"},
 		{in: "/workspace/a/../b", want: "/workspace/b"},
 		{in: `pkg\file.py`, want: "/workspace/pkg/file.py"},
-		{in: "/tmp/secret.txt", rel: "/tmp/secret.txt", reason: ReasonAbsolute},
-		{in: `\tmp\secret.txt`, rel: "/tmp/secret.txt", reason: ReasonAbsolute},
-		{in: "pkg/../../secret.txt", rel: "pkg/../../secret.txt", reason: ReasonEscapeRoot},
-		{in: `C:\tmp\x`, rel: "C:/tmp/x", reason: ReasonAbsolute},
+		{in: "/tmp/secret.txt", rel: "/tmp/secret.txt", reason: sandbox.ReasonAbsolute},
+		{in: `\tmp\secret.txt`, rel: "/tmp/secret.txt", reason: sandbox.ReasonAbsolute},
+		{in: "pkg/../../secret.txt", rel: "pkg/../../secret.txt", reason: sandbox.ReasonEscapeRoot},
+		{in: `C:\tmp\x`, rel: "C:/tmp/x", reason: sandbox.ReasonAbsolute},
 	}
 	for _, tt := range abs {
 		got, err := p.AbsoluteWorkspacePath(tt.in)
@@ -61,7 +63,7 @@ func TestWorkspacePathPolicy(t *testing.T) {
 		}
 	}
 	_, err = p.RelativePath("../x")
-	wantPathError(t, err, "../x", ReasonEscapeRoot)
+	wantPathError(t, err, "../x", sandbox.ReasonEscapeRoot)
 
 	norm := []struct {
 		in       string
@@ -75,9 +77,9 @@ func TestWorkspacePathPolicy(t *testing.T) {
 		{in: "/tmp/x/../y", want: "/tmp/y"},
 		{in: "/opt/toolchain/cache.db", want: "/opt/toolchain/cache.db"},
 		{in: "/opt/other", forWrite: true, want: "/opt/other"},
-		{in: "/var/result.txt", rel: "/var/result.txt", reason: ReasonAbsolute},
-		{in: "../tmp/x", rel: "../tmp/x", reason: ReasonEscapeRoot},
-		{in: "/tmpfoo", rel: "/tmpfoo", reason: ReasonAbsolute},
+		{in: "/var/result.txt", rel: "/var/result.txt", reason: sandbox.ReasonAbsolute},
+		{in: "../tmp/x", rel: "../tmp/x", reason: sandbox.ReasonEscapeRoot},
+		{in: "/tmpfoo", rel: "/tmpfoo", reason: sandbox.ReasonAbsolute},
 	}
 	for _, tt := range norm {
 		got, err := p.NormalizePath(tt.in, tt.forWrite)
@@ -92,7 +94,7 @@ func TestWorkspacePathPolicy(t *testing.T) {
 
 	// The longest grant (/opt/toolchain, read-only) wins over /opt.
 	_, err = p.NormalizePath("/opt/toolchain/cache.db", true)
-	var e *Error
+	var e *sandbox.Error
 	if !errors.As(err, &e) {
 		t.Fatalf("write under read-only grant: %v", err)
 	}

@@ -1,4 +1,4 @@
-package sandbox
+package redact
 
 import (
 	"encoding/base64"
@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 )
 
 // Redacted replaces every secret in a redacted text, the Python SDK's
@@ -28,7 +30,7 @@ func SecretForms(secret string) []string {
 	}
 	q := strconv.Quote(secret)
 	forms := []string{
-		secret, ShellQuote(secret), q[1 : len(q)-1], url.QueryEscape(secret), url.PathEscape(secret),
+		secret, sandbox.ShellQuote(secret), q[1 : len(q)-1], url.QueryEscape(secret), url.PathEscape(secret),
 		base64.StdEncoding.EncodeToString([]byte(secret)), base64.URLEncoding.EncodeToString([]byte(secret)),
 		base64.RawStdEncoding.EncodeToString([]byte(secret)), base64.RawURLEncoding.EncodeToString([]byte(secret)),
 	}
@@ -70,12 +72,12 @@ func AllSecretForms(secrets ...string) []string {
 	return out
 }
 
-// RedactText replaces every form (SecretForms) of every secret in text by
+// Text replaces every form (SecretForms) of every secret in text by
 // Redacted, secret by secret in the order given, so that the result never
 // holds a secret in any encoding this package knows. It is the one
 // redaction of the provider: mount, Git and Docker errors all go through
 // it.
-func RedactText(text string, secrets []string) string {
+func Text(text string, secrets []string) string {
 	for _, s := range secrets {
 		for _, f := range SecretForms(s) {
 			text = strings.ReplaceAll(text, f, Redacted)
@@ -116,7 +118,7 @@ func (s Secrets) With(values ...string) Secrets {
 func (s Secrets) Empty() bool { return len(s.values) == 0 }
 
 // Text returns text with every secret replaced by Redacted.
-func (s Secrets) Text(text string) string { return RedactText(text, s.values) }
+func (s Secrets) Text(text string) string { return Text(text, s.values) }
 
 // Bytes returns b with every secret replaced by Redacted; b itself is
 // returned when it holds none.

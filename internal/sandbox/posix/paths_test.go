@@ -1,20 +1,22 @@
-package sandbox
+package posix
 
 import (
 	"errors"
 	"testing"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 )
 
 // wantPathError checks that err is the Python SDK's InvalidManifestPathError with
 // the given rel text and reason.
 func wantPathError(t *testing.T, err error, rel, reason string) {
 	t.Helper()
-	var e *Error
+	var e *sandbox.Error
 	if !errors.As(err, &e) {
 		t.Fatalf("error = %v, want InvalidManifestPathError(%q, %q)", err, rel, reason)
 	}
 	msg := "manifest path must not escape root: " + rel
-	if reason == ReasonAbsolute {
+	if reason == sandbox.ReasonAbsolute {
 		msg = "manifest path must be relative: " + rel
 	}
 	if e.Code != "invalid_manifest_path" || e.Message != msg || e.Context["rel"] != rel || e.Reason() != reason {
@@ -84,14 +86,14 @@ func TestValidateEntryPath(t *testing.T) {
 		}
 	}
 	bad := []struct{ in, rel, reason string }{
-		{`C:\tmp\outside.txt`, "C:/tmp/outside.txt", ReasonAbsolute},
-		{`C:/tmp//./x/`, "C:/tmp/x", ReasonAbsolute},
-		{"/etc/passwd", "/etc/passwd", ReasonAbsolute},
-		{`\etc\passwd`, "/etc/passwd", ReasonAbsolute},
-		{"//server/share", "//server/share", ReasonAbsolute},
-		{"../x", "../x", ReasonEscapeRoot},
-		{"a/../b", "a/../b", ReasonEscapeRoot},
-		{`a\..\b`, "a/../b", ReasonEscapeRoot},
+		{`C:\tmp\outside.txt`, "C:/tmp/outside.txt", sandbox.ReasonAbsolute},
+		{`C:/tmp//./x/`, "C:/tmp/x", sandbox.ReasonAbsolute},
+		{"/etc/passwd", "/etc/passwd", sandbox.ReasonAbsolute},
+		{`\etc\passwd`, "/etc/passwd", sandbox.ReasonAbsolute},
+		{"//server/share", "//server/share", sandbox.ReasonAbsolute},
+		{"../x", "../x", sandbox.ReasonEscapeRoot},
+		{"a/../b", "a/../b", sandbox.ReasonEscapeRoot},
+		{`a\..\b`, "a/../b", sandbox.ReasonEscapeRoot},
 	}
 	for _, tt := range bad {
 		_, err := ValidateEntryPath(tt.in)
@@ -112,13 +114,13 @@ func TestResolveWorkspacePath(t *testing.T) {
 		{rel: ".", want: root},
 		{rel: `a\b`, want: root + "/a/b"},
 		{rel: "a/./b/", want: root + "/a/b"},
-		{rel: "a/../b", errRel: "a/../b", reason: ReasonEscapeRoot},
-		{rel: `C:\x`, errRel: "C:/x", reason: ReasonAbsolute},
-		{rel: `C:\x`, allowAbs: true, errRel: "C:/x", reason: ReasonAbsolute},
-		{rel: root + "/a", errRel: root + "/a", reason: ReasonAbsolute},
+		{rel: "a/../b", errRel: "a/../b", reason: sandbox.ReasonEscapeRoot},
+		{rel: `C:\x`, errRel: "C:/x", reason: sandbox.ReasonAbsolute},
+		{rel: `C:\x`, allowAbs: true, errRel: "C:/x", reason: sandbox.ReasonAbsolute},
+		{rel: root + "/a", errRel: root + "/a", reason: sandbox.ReasonAbsolute},
 		{rel: root + "/a", allowAbs: true, want: root + "/a"},
 		{rel: root + "/x/../a", allowAbs: true, want: root + "/a"},
-		{rel: root + "/../etc/passwd", allowAbs: true, errRel: "/nonexistent-sandbox-root/etc/passwd", reason: ReasonAbsolute},
+		{rel: root + "/../etc/passwd", allowAbs: true, errRel: "/nonexistent-sandbox-root/etc/passwd", reason: sandbox.ReasonAbsolute},
 	}
 	for _, tt := range tests {
 		got, err := ResolveWorkspacePath(root, tt.rel, tt.allowAbs)
@@ -140,9 +142,9 @@ func TestWorkspacePath(t *testing.T) {
 		t.Errorf("relative root: %v", err)
 	}
 	_, err := WorkspacePath("/workspace", "/workspace/a")
-	wantPathError(t, err, "/workspace/a", ReasonAbsolute)
+	wantPathError(t, err, "/workspace/a", sandbox.ReasonAbsolute)
 	_, err = WorkspacePath("/workspace", "../a")
-	wantPathError(t, err, "../a", ReasonEscapeRoot)
+	wantPathError(t, err, "../a", sandbox.ReasonEscapeRoot)
 }
 
 func TestNormalizeSandboxCwd(t *testing.T) {

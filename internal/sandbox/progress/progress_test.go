@@ -1,4 +1,4 @@
-package sandbox
+package progress
 
 import (
 	"context"
@@ -14,18 +14,18 @@ import (
 func TestProgress(t *testing.T) {
 	var (
 		mu  sync.Mutex
-		got []ProgressReport
+		got []Report
 	)
-	SetProgressSink(func(_ context.Context, r ProgressReport) { mu.Lock(); got = append(got, r); mu.Unlock() })
-	defer SetProgressSink(nil)
+	SetSink(func(_ context.Context, r Report) { mu.Lock(); got = append(got, r); mu.Unlock() })
+	defer SetSink(nil)
 
-	p := StartProgress(context.Background(), "copy", "src", 2, 10)
+	p := Start(context.Background(), "copy", "src", 2, 10)
 	if _, err := io.Copy(io.Discard, p.Reader(strings.NewReader("0123456789"))); err != nil {
 		t.Fatal(err)
 	}
 	p.Add(2, 0)
 	p.Finish(true)
-	StartProgress(context.Background(), "hash", "quick", 0, 0).Finish(false)
+	Start(context.Background(), "hash", "quick", 0, 0).Finish(false)
 	if len(got) != 1 {
 		t.Fatalf("reports = %+v, want one summary", got)
 	}
@@ -40,12 +40,12 @@ func TestProgress(t *testing.T) {
 		done, total int64
 		want        string
 	}{{14940, 14940, "14.9/14.9 kB"}, {3 << 20, 300 << 20, "3.1/314.6 MB"}, {999, 0, "999 B"}} {
-		if s := (ProgressReport{Op: "copy", What: "t", Bytes: c.done, TotalBytes: c.total}).String(); !strings.Contains(s, ", "+c.want+",") {
+		if s := (Report{Op: "copy", What: "t", Bytes: c.done, TotalBytes: c.total}).String(); !strings.Contains(s, ", "+c.want+",") {
 			t.Errorf("line for %d of %d bytes = %q, want %q", c.done, c.total, s, c.want)
 		}
 	}
-	SetProgressSink(nil)
-	if p := StartProgress(context.Background(), "copy", "src", 1, 1); p != nil {
+	SetSink(nil)
+	if p := Start(context.Background(), "copy", "src", 1, 1); p != nil {
 		t.Fatal("a progress was tracked with no sink")
 	}
 }

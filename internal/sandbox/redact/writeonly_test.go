@@ -1,4 +1,4 @@
-package sandbox
+package redact
 
 import (
 	"errors"

@@ -1,8 +1,10 @@
-package sandbox
+package posix
 
 import (
 	"fmt"
 	"strings"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 )
 
 // The Python SDK's path rules (ValidateEntryPath) say where an entry may go;
@@ -25,20 +27,20 @@ const MaxPathBytes = 4095
 // control byte escaped.
 func CheckEntryPlace(rel string, isDir bool) error {
 	if strings.ContainsRune(rel, 0) {
-		return fmt.Errorf("path %s contains a NUL byte, which no file name can hold", QuoteText(rel))
+		return fmt.Errorf("path %s contains a NUL byte, which no file name can hold", sandbox.QuoteText(rel))
 	}
 	if len(rel) > MaxPathBytes {
-		return fmt.Errorf("path %s is %d bytes long; paths are limited to %d bytes", QuoteText(rel), len(rel), MaxPathBytes)
+		return fmt.Errorf("path %s is %d bytes long; paths are limited to %d bytes", sandbox.QuoteText(rel), len(rel), MaxPathBytes)
 	}
 	for _, part := range strings.Split(rel, "/") {
 		if len(part) > MaxNameBytes {
 			return fmt.Errorf("path %s has a component of %d bytes; file names are limited to %d bytes",
-				QuoteText(rel), len(part), MaxNameBytes)
+				sandbox.QuoteText(rel), len(part), MaxNameBytes)
 		}
 	}
 	if rel == "." && !isDir {
 		return fmt.Errorf("path %s names the workspace root itself, which is a directory; a file needs a path below it, "+
-			"such as \"notes.txt\"", QuoteText(rel))
+			"such as \"notes.txt\"", sandbox.QuoteText(rel))
 	}
 	return nil
 }

@@ -1,9 +1,11 @@
-package sandbox
+package gitrepo
 
 import (
 	"path"
 	"regexp"
 	"strings"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 )
 
 // Reasons of a GitSubpathError (design/sdk-model.md §2.6), checked in this order.
@@ -35,8 +37,8 @@ func ValidateGitSubpath(repo string, subpath *string) (string, error) {
 	orig := *subpath
 	s := strings.TrimSpace(orig)
 	fail := func(reason string) error {
-		return &Error{
-			Code:    CodeGitSubpathError,
+		return &sandbox.Error{
+			Code:    sandbox.CodeGitSubpathError,
 			Op:      "materialize",
 			Message: "git repo subpath must be a relative path inside the repository: " + orig,
 			Context: map[string]any{"repo": repo, "subpath": orig, "reason": reason},

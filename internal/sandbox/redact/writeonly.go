@@ -1,4 +1,4 @@
-package sandbox
+package redact
 
 import (
 	"bytes"
@@ -65,10 +65,10 @@ func WriteOnlyValues() []WriteOnlyValue {
 	return out
 }
 
-// RedactWriteOnly replaces every remembered write-only value in s (a name
+// WriteOnly replaces every remembered write-only value in s (a name
 // read from a sandbox, say: an agent may name a file after a secret it
 // read) with REDACTED.
-func RedactWriteOnly(s string) string {
+func WriteOnly(s string) string {
 	for _, v := range WriteOnlyValues() {
 		if strings.Contains(s, string(v.Value)) {
 			s = strings.ReplaceAll(s, string(v.Value), "REDACTED")

@@ -1,8 +1,10 @@
-package sandbox
+package posix
 
 import (
 	"errors"
 	"strings"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 )
 
 // WorkspacePathPolicy validates paths that sandbox file operations are given,
@@ -50,7 +52,7 @@ func (p *WorkspacePathPolicy) Root() string { return NormPosix(p.sandboxRoot) }
 // "escape_root".
 func (p *WorkspacePathPolicy) AbsoluteWorkspacePath(path string) (string, error) {
 	if IsWindowsAbsolute(path) {
-		return "", NewInvalidManifestPathError(windowsAsPosix(path), ReasonAbsolute)
+		return "", sandbox.NewInvalidManifestPathError(windowsAsPosix(path), sandbox.ReasonAbsolute)
 	}
 	return p.absoluteWorkspacePosix(coercePosix(path))
 }
@@ -60,7 +62,7 @@ func (p *WorkspacePathPolicy) AbsoluteWorkspacePath(path string) (string, error)
 // ".". Errors as AbsoluteWorkspacePath.
 func (p *WorkspacePathPolicy) RelativePath(path string) (string, error) {
 	if IsWindowsAbsolute(path) {
-		return "", NewInvalidManifestPathError(windowsAsPosix(path), ReasonAbsolute)
+		return "", sandbox.NewInvalidManifestPathError(windowsAsPosix(path), sandbox.ReasonAbsolute)
 	}
 	abs, err := p.absoluteWorkspacePosix(coercePosix(path))
 	if err != nil {
@@ -85,7 +87,7 @@ func (p *WorkspacePathPolicy) RelativePath(path string) (string, error) {
 // the error "sandbox path grant path must not be filesystem root".
 func (p *WorkspacePathPolicy) NormalizePath(path string, forWrite bool) (string, error) {
 	if IsWindowsAbsolute(path) {
-		return "", NewInvalidManifestPathError(windowsAsPosix(path), ReasonAbsolute)
+		return "", sandbox.NewInvalidManifestPathError(windowsAsPosix(path), sandbox.ReasonAbsolute)
 	}
 	original := coercePosix(path)
 	var normalized string
@@ -108,13 +110,13 @@ func (p *WorkspacePathPolicy) NormalizePath(path string, forWrite bool) (string,
 		return "", invalidPolicyPath(original)
 	}
 	if forWrite && grant.ReadOnly {
-		return "", &Error{
-			Code:    CodeWorkspaceArchiveWrite,
+		return "", &sandbox.Error{
+			Code:    sandbox.CodeWorkspaceArchiveWrite,
 			Op:      "write",
 			Message: "failed to write archive for path: " + normalized,
 			Context: map[string]any{
 				"path":       normalized,
-				"reason":     ReasonReadOnlyGrant,
+				"reason":     sandbox.ReasonReadOnlyGrant,
 				"grant_path": grant.Path,
 			},
 		}
@@ -183,9 +185,9 @@ func (p *WorkspacePathPolicy) matchingGrant(path string) (*PathGrant, error) {
 }
 
 // invalidPolicyPath is the Python SDK's _invalid_path_error for a coerced path.
-func invalidPolicyPath(path string) *Error {
+func invalidPolicyPath(path string) *sandbox.Error {
 	if strings.HasPrefix(path, "/") {
-		return NewInvalidManifestPathError(path, ReasonAbsolute)
+		return sandbox.NewInvalidManifestPathError(path, sandbox.ReasonAbsolute)
 	}
-	return NewInvalidManifestPathError(path, ReasonEscapeRoot)
+	return sandbox.NewInvalidManifestPathError(path, sandbox.ReasonEscapeRoot)
 }

@@ -1,4 +1,4 @@
-package sandbox
+package posix
 
 // The pathlib-like path forms the Python SDK uses, for the packages built on
 // the core (the manifest model, mounts).
@@ -24,16 +24,12 @@ func WindowsAbsoluteAsPosix(p string) (string, bool) {
 	return windowsAsPosix(p), true
 }
 
-// PosixRelativeTo is PurePosixPath(path).relative_to(root), compared
+// RelativeTo is PurePosixPath(path).relative_to(root), compared
 // segment by segment without touching the file system: ok is false when
 // root is neither path nor one of its parents; rel is "." for root itself.
 // Both arguments should already be in PurePosix form.
-func PosixRelativeTo(path, root string) (rel string, ok bool) { return posixRelativeTo(path, root) }
+func RelativeTo(path, root string) (rel string, ok bool) { return posixRelativeTo(path, root) }
 
 // JoinPosix is PurePosixPath(parent) / child for two PurePosix texts: an
 // absolute child replaces the parent, "." on either side is neutral.
 func JoinPosix(parent, child string) string { return joinPosix(parent, child) }
-
-// DecodeUTF8Replace is Python's bytes.decode("utf-8", errors="replace"),
-// used where the Python SDK decodes command output and workspace files.
-func DecodeUTF8Replace(p []byte) string { return decodeUTF8Replace(p) }

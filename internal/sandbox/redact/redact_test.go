@@ -1,4 +1,4 @@
-package sandbox
+package redact
 
 import (
 	"encoding/base64"
@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 )
 
 func TestRedactTextEveryEncoding(t *testing.T) {
@@ -21,25 +23,25 @@ func TestRedactTextEveryEncoding(t *testing.T) {
 		base64.RawURLEncoding.EncodeToString([]byte(pw)),
 		url.QueryEscape(pw),
 		url.PathEscape(pw),
-		ShellQuote(pw),
+		sandbox.ShellQuote(pw),
 		`"p@ss w/rd+="`,
 	} {
-		got := RedactText("error: "+leaked+" end", secrets)
+		got := Text("error: "+leaked+" end", secrets)
 		if strings.Contains(got, pw) || strings.Contains(got, strings.TrimPrefix(strings.TrimPrefix(leaked, "Basic "), "Bearer ")) {
-			t.Errorf("RedactText(%q) = %q: a form survived", leaked, got)
+			t.Errorf("Text(%q) = %q: a form survived", leaked, got)
 		}
 		if !strings.Contains(got, Redacted) {
-			t.Errorf("RedactText(%q) = %q: nothing redacted", leaked, got)
+			t.Errorf("Text(%q) = %q: nothing redacted", leaked, got)
 		}
 	}
-	if got := RedactText("no secret here", secrets); got != "no secret here" {
+	if got := Text("no secret here", secrets); got != "no secret here" {
 		t.Errorf("text without secrets changed: %q", got)
 	}
 	if BasicAuthPair(user, "") != "" || len(SecretForms("")) != 0 {
 		t.Error("an empty secret must have no forms")
 	}
 	// The raw value goes first, as the Python SDK replaces it first.
-	if got := RedactText("'a b'", []string{"a b"}); got != "'REDACTED'" {
+	if got := Text("'a b'", []string{"a b"}); got != "'REDACTED'" {
 		t.Errorf("raw-first order broken: %q", got)
 	}
 }
