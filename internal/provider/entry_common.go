@@ -123,7 +123,7 @@ func parseEntryImportID(id string) (string, string, error) {
 	}
 	if err == nil && workspace.ValidUUID(ws) {
 		err = fmt.Errorf("%q starts with a bare UUID: use the workspace's id as state shows it, "+
-			"docker:<uuid> or local:<uuid>:<root>", id)
+			"docker:<uuid>, kubernetes:<uuid>:<namespace> or local:<uuid>:<root>", id)
 	}
 	if err != nil {
 		return "", "", fmt.Errorf("expected an import ID of the form <workspace_id>/<path>, such as "+

@@ -33,8 +33,9 @@ var hostnamePattern = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])
 // (workspace_docker_networks.go), volumes and health check.
 func dockerBlockSchema() schema.SingleNestedBlock {
 	b := schema.SingleNestedBlock{
-		MarkdownDescription: "Selects the docker backend: the workspace is a directory inside a container kept running with " +
-			"`tail -f /dev/null`, on the daemon of the provider's `docker_host` settings. Conflicts with `local`. " +
+		MarkdownDescription: "Selects the docker backend: the workspace is a directory inside a container kept running by " +
+			"`tail -f /dev/null` (with a `lifetime`, by the file helper until `expires_at`), on the daemon of the provider's " +
+			"`docker_host` settings. Conflicts with the other backend blocks. " +
 			"[Details](#docker-backend).",
 		PlanModifiers: []planmodifier.Object{replaceWhenAddedOrRemoved{}, replaceIfIsolationChanges{}},
 		Attributes: map[string]schema.Attribute{

@@ -11,7 +11,7 @@ import (
 var _ resource.ResourceWithConfigValidators = (*workspaceResource)(nil)
 
 // workspaceEnvWODescription adds what environment_wo means for a workspace.
-const workspaceEnvWODescription = " Docker backend only (refused on a local workspace); `docker inspect` shows the " +
+const workspaceEnvWODescription = " Docker backend only (refused on local and kubernetes workspaces); `docker inspect` shows the " +
 	"values. [Details](#secret-environment)."
 
 // workspaceEnvWOAttributes are environment_wo and its version on

@@ -26,7 +26,7 @@ var grantAttrTypes = map[string]attr.Type{
 
 var grantsPath = path.Root("extra_path_grants")
 
-const grantsReplaceDesc = "Changing them replaces a docker workspace and updates a local one in place."
+const grantsReplaceDesc = "Changing them replaces a docker or kubernetes workspace and updates a local one in place."
 
 // grantsAttribute is sandbox_workspace.extra_path_grants, the manifest's
 // path grants.
@@ -34,7 +34,7 @@ func grantsAttribute() schema.ListNestedAttribute {
 	return schema.ListNestedAttribute{
 		Optional: true,
 		MarkdownDescription: "Paths outside the root granted to the workspace (the Python SDK's manifest `extra_path_grants`). " +
-			"On a docker workspace a grant with `host_path` is a bind mount; a local workspace refuses `host_path`. The Python " +
+			"On a docker workspace a grant with `host_path` is a bind mount; local and kubernetes workspaces refuse `host_path`. The Python " +
 			"SDK's checks fail the plan. " + grantsReplaceDesc + " [Details](#host-path-grants).",
 		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 			"path": schema.StringAttribute{Required: true, MarkdownDescription: "POSIX-absolute path inside the workspace's " +

@@ -41,7 +41,7 @@ func (r *workspaceResource) ImportState(ctx context.Context, req resource.Import
 		}
 	default:
 		resp.Diagnostics.AddError("Invalid import ID",
-			fmt.Sprintf("expected a workspace id (\"local:<uuid>:<root>\" or \"docker:<uuid>\"), the UUID of a docker workspace, "+
+			fmt.Sprintf("expected a workspace id (\"local:<uuid>:<root>\", \"docker:<uuid>\" or \"kubernetes:<uuid>:<namespace>\"), the UUID of a docker workspace, "+
 				"or the absolute root directory of a local workspace; got %q", in))
 		return
 	}

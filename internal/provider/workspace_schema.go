@@ -85,11 +85,15 @@ func sameElements(a, b []attr.Value) bool {
 	return slices.EqualFunc(a, b, func(x, y attr.Value) bool { return x.Equal(y) })
 }
 
-const replaceIfDockerDesc = "Changing it replaces a docker workspace and updates a local one in place."
+const replaceIfDockerDesc = "Changing it replaces a docker or kubernetes workspace and updates a local one in place."
+
+// replaceAccountsDesc is what a change of users or groups does (a local
+// workspace refuses them).
+const replaceAccountsDesc = "Changing it replaces the workspace."
 
 func (r *workspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	userAttrs := map[string]schema.Attribute{
-		"name": schema.StringAttribute{Required: true, MarkdownDescription: "User name (the Python SDK's `User.name`): a POSIX " +
+		"name": schema.StringAttribute{Required: true, MarkdownDescription: "User name (the Python SDK's manifest `users[].name`): a POSIX " +
 			"portable name (letters, digits, `.`, `_`, `-`; not starting with `-` or `.`; at most 32 bytes; not all digits; " +
 			"not `root`), checked at plan time.", Validators: []validator.String{accountNameValidator("user")}},
 	}
@@ -101,7 +105,7 @@ func (r *workspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 			"(a container, the Python SDK's Docker backend) or `kubernetes { ... }` (a pod). The workspace is found from its " +
 			"`id` alone, from any working directory or machine that sees the same directory, Docker daemon or cluster. A vanished directory or a removed container " +
 			"plans the workspace's re-creation; a container stopped or paused against its `run_state` is put back by the apply. " +
-			"Import ID: the workspace `id`, the UUID of a docker workspace, or the absolute root of a local workspace " +
+			"Import ID: the workspace `id` (of any kind), the UUID of a docker workspace, or the absolute root of a local workspace " +
 			"(which must carry the workspace marker). An imported local workspace is kept on destroy until an apply " +
 			"records `keep_on_destroy` from the configuration.",
 		Attributes: map[string]schema.Attribute{
@@ -112,7 +116,7 @@ func (r *workspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 			"egress":            egressAttribute(),
 			"id": schema.StringAttribute{
 				Computed: true,
-				MarkdownDescription: "Workspace id, new on every creation: `local:<uuid>:<root>` or `docker:<uuid>`. It says " +
+				MarkdownDescription: "Workspace id, new on every creation: `local:<uuid>:<root>`, `docker:<uuid>` or `kubernetes:<uuid>:<namespace>`. It says " +
 					"where the workspace is, so entries reach it from state alone.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
@@ -149,15 +153,15 @@ func (r *workspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 				Optional: true,
 				Computed: true,
 				Default:  booldefault.StaticBool(false),
-				MarkdownDescription: "When `true`, destroy forgets the workspace but leaves its directory (local) or its " +
-					"container (docker) and everything in it. Default `false`: destroy removes the directory, or the container " +
-					"with the anonymous volumes it created.",
+				MarkdownDescription: "When `true`, destroy forgets the workspace but leaves its directory (local), its " +
+					"container (docker) or its pod (kubernetes) and everything in it. Default `false`: destroy removes the directory, " +
+					"the container with the anonymous volumes it created, or the pod with its Service.",
 			},
 			"environment": schema.MapAttribute{
 				Optional:    true,
 				ElementType: types.StringType,
 				MarkdownDescription: "Environment variables of the workspace (the Python SDK's manifest `environment`), name to " +
-					"value: the container's environment on the docker backend. Values are kept in state in clear text; " +
+					"value: the container's environment on a docker or kubernetes workspace. Values are kept in state in clear text; " +
 					"give secrets with `environment_wo` (docker) or `sandbox_file.content_wo` instead. " + replaceIfDockerDesc,
 				PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplaceIf(replaceMapIfFixedAtCreation, replaceIfDockerDesc, replaceIfDockerDesc)},
 				Validators:    []validator.Map{envMapValidator{}},
@@ -167,17 +171,17 @@ func (r *workspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 			"users": schema.ListNestedAttribute{
 				Optional: true,
 				MarkdownDescription: "Users to provision (the Python SDK's manifest `users`), created with `useradd` (or BusyBox " +
-					"`adduser`) when the container is created; a failing command fails the apply. Docker backend only (refused at " +
-					"plan time on a local workspace). " + replaceIfDockerDesc + " [Details](#users-and-groups).",
+					"`adduser`) when the container or pod is created; a failing command fails the apply. Docker and kubernetes " +
+					"workspaces only (refused at plan time on a local workspace). " + replaceAccountsDesc + " [Details](#users-and-groups).",
 				NestedObject:  schema.NestedAttributeObject{Attributes: userAttrs},
 				Validators:    []validator.List{uniqueNamesValidator("user")},
-				PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplaceIf(replaceIfFixedAtCreation, replaceIfDockerDesc, replaceIfDockerDesc)},
+				PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplaceIf(replaceIfFixedAtCreation, replaceAccountsDesc, replaceAccountsDesc)},
 			},
 			"groups": schema.ListNestedAttribute{
 				Optional: true,
 				MarkdownDescription: "Groups to provision with their members (the Python SDK's manifest `groups`); members not in " +
-					"`users` are created too. Entry `group` attributes may name them. Docker backend only, like `users`. " +
-					replaceIfDockerDesc + " [Details](#users-and-groups).",
+					"`users` are created too. Entry `group` attributes may name them. Docker and kubernetes workspaces only, like " +
+					"`users`. " + replaceAccountsDesc + " [Details](#users-and-groups).",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"name": schema.StringAttribute{Required: true, MarkdownDescription: "Group name, a POSIX portable name as `users`.",
 						Validators: []validator.String{accountNameValidator("group")}},
@@ -189,7 +193,7 @@ func (r *workspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 					},
 				}},
 				Validators:    []validator.List{uniqueNamesValidator("group")},
-				PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplaceIf(replaceIfFixedAtCreation, replaceIfDockerDesc, replaceIfDockerDesc)},
+				PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplaceIf(replaceIfFixedAtCreation, replaceAccountsDesc, replaceAccountsDesc)},
 			},
 			"exposed_ports": schema.ListAttribute{
 				Optional:    true,
