@@ -38,6 +38,11 @@ resource "sandbox_workspace" "other" {
 		{ws(docker(`network_mode = "host"`), deny), `never\s+changes\s+the\s+host's\s+rules`},
 		{ws(docker(`cap_add = ["NET_ADMIN"]`), deny), `Egress cannot be used with cap_add NET_ADMIN`},
 		{ws(docker(`cap_add = ["all"]`), deny), `Egress cannot be used with cap_add all`},
+		{ws(`kubernetes {
+    namespace  = "evals"
+    image      = "busybox"
+    privileged = true
+  }`, deny), `Egress cannot be used with privileged = true`},
 		{ws(docker(""), rule(`{ cidr = "10.0.0.1/8" }`)), `host\s+bits\s+are\s+set\s+\(did\s+you\s+mean\s+10.0.0.0/8\?\)`},
 		{ws(docker(""), rule(`{ cidr = "10.0.0.300" }`)), `not an IPv4 or IPv6 address or prefix`},
 		{ws(docker(""), rule(`{ cidr = "10.0.0.0/8", ports = [70000] }`)), `port 70000: expected 1 to 65535`},

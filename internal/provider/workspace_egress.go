@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"reflect"
 	"slices"
 	"strings"
@@ -9,7 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
@@ -32,9 +32,12 @@ func validateEgress(ctx context.Context, m workspaceModel, kind string, diags *d
 				"enforced for it (it would be the host's). Use a docker workspace.")
 		return
 	case "kubernetes":
-		diags.AddAttributeError(at, "Egress is not supported on kubernetes workspaces yet",
-			"egress is enforced on docker workspaces only so far; on a cluster, use a NetworkPolicy for the pod's namespace.")
-		return
+		b := kubeBlock(ctx, m.Kubernetes, diags)
+		if b.Privileged.ValueBool() {
+			diags.AddAttributeError(at, "Egress cannot be used with privileged = true",
+				"a privileged container has CAP_NET_ADMIN, with which the agent could remove the egress rules from its own "+
+					"network namespace: remove privileged from the kubernetes block, or egress.")
+		}
 	case "docker":
 		var d dockerModel
 		if diags.Append(m.Docker.As(ctx, &d, basetypes.ObjectAsOptions{})...); diags.HasError() {
@@ -219,37 +222,6 @@ func sameEgress(a, b egress.Policy) bool {
 	return reflect.DeepEqual(norm(a), norm(b))
 }
 
-// planEgress plans egress.resolved: with no host rule it is empty; on an
-// existing workspace the hosts are resolved again now (reading DNS only),
-// so that a name whose addresses changed plans an update that enforces
-// the new ones. A new workspace's hosts are resolved at apply.
-func planEgress(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, plan workspaceModel) {
-	if plan.Egress.IsNull() || plan.Egress.IsUnknown() {
-		return
-	}
-	var d diag.Diagnostics
-	p, _ := egressPolicy(ctx, plan.Egress, &d)
-	if d.HasError() || p.Validate() != nil {
-		return
-	}
-	at := path.Root("egress").AtName("resolved")
-	if !p.HasHosts() {
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, at, resolvedValue(nil))...)
-		return
-	}
-	if req.State.Raw.IsNull() {
-		return
-	}
-	resolved, err := workspace.ResolveEgress(ctx, p)
-	if err != nil {
-		resp.Diagnostics.AddAttributeWarning(path.Root("egress"), "Egress hosts did not resolve at plan", err.Error()+
-			"; the apply resolves them again and fails if they still do not.")
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, at, types.MapUnknown(types.ListType{ElemType: types.StringType}))...)
-		return
-	}
-	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, at, resolvedValue(resolved))...)
-}
-
 // applyEgress enforces the planned policy in the workspace (the planned
 // addresses of its hosts when known, else resolved now) and records the
 // addresses in m; with no policy planned it removes one prior had.
@@ -331,10 +303,17 @@ func deferEgress(ctx context.Context, m *workspaceModel, prior workspaceModel) {
 // namespace to read: state stays. importing reads it even without a
 // policy in state.
 func readEgress(ctx context.Context, eng *workspace.Engine, w *workspace.Workspace, m *workspaceModel, importing bool, diags *diag.Diagnostics) {
-	if w.Kind != "docker" || !w.Running || (m.Egress.IsNull() && !importing) {
+	if (w.Kind != "docker" && w.Kind != "kubernetes") || !w.Running || (m.Egress.IsNull() && !importing) {
 		return
 	}
 	p, resolved, ok, err := eng.ReadEgress(ctx, w)
+	if errors.Is(err, workspace.ErrWorkspaceStopped) && !importing {
+		// A pod's egress container restarting: the rules are the
+		// kernel's and stay; state keeps the policy last enforced.
+		diags.AddAttributeWarning(path.Root("egress"), "The egress policy could not be read back", err.Error()+
+			"; the plan assumes the policy last enforced is still in place.")
+		return
+	}
 	if err != nil {
 		if !importing {
 			addEngineAttributeError(diags, path.Root("egress"), "Reading the egress policy failed", err)

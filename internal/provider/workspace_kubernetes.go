@@ -217,6 +217,7 @@ func (kubernetesKind) create(ctx context.Context, eng *workspace.Engine, m works
 	mf := manifestSpec(ctx, m, diags)
 	ks.Environment, ks.ExposedPorts, ks.Users, ks.Groups = mf.Environment, mf.ExposedPorts, mf.Users, mf.Groups
 	ks.Expiry = newExpiry(m, diags)
+	ks.Egress = !m.Egress.IsNull()
 	if diags.HasError() {
 		return nil
 	}

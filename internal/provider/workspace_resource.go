@@ -123,7 +123,7 @@ func (r *workspaceResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		k.modifyPlan(ctx, r.eng, req, resp, plan)
 	}
 	planRestore(ctx, r.eng, req, resp, plan)
-	planEgress(ctx, req, resp, plan)
+	planEgress(ctx, r.eng, req, resp, plan)
 	planKeepsEndpoints(ctx, req, resp)
 }
 

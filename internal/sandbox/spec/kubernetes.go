@@ -27,6 +27,10 @@ type Kubernetes struct {
 	Requests, Limits map[string]string
 	// Privileged runs the container privileged (FUSE mounts need it).
 	Privileged bool
+	// Egress gives the pod the container that programs its egress policy
+	// (CAP_NET_ADMIN in that container only); without it a policy cannot
+	// be enforced, nor added later.
+	Egress bool
 	// Root is the absolute workspace root, an emptyDir volume.
 	Root string
 	// Environment, ExposedPorts, Users and Groups are the manifest's.

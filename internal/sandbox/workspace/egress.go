@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/docker"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/kubernetes"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/egress"
 )
 
@@ -16,7 +17,32 @@ type egressBackend interface {
 	RemoveEgress(ctx context.Context) error
 }
 
-var _ egressBackend = (*docker.Backend)(nil)
+var (
+	_ egressBackend = (*docker.Backend)(nil)
+	_ egressBackend = (*kubernetes.Backend)(nil)
+)
+
+// CanEnforceEgress reports whether a policy can be programmed into the
+// workspace now without re-creating it: a Docker container always can (a
+// short-lived container joins its namespace); a pod only when it was
+// created with its egress container. It only reads.
+func (e *Engine) CanEnforceEgress(ctx context.Context, w *Workspace) (bool, error) {
+	b, ok := w.Backend.(egressBackend)
+	if !ok {
+		return false, nil
+	}
+	c, ok := b.(interface {
+		CanEnforceEgress(ctx context.Context) (bool, error)
+	})
+	if !ok {
+		return true, nil
+	}
+	can, err := c.CanEnforceEgress(ctx)
+	if err != nil {
+		return false, fmt.Errorf("workspace %s: %w", w.ID, err)
+	}
+	return can, nil
+}
 
 // ApplyEgress compiles p with the addresses its hosts resolved to and
 // programs it into the workspace's network namespace, then checks that

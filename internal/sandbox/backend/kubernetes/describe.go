@@ -68,6 +68,7 @@ func describePod(p *corev1.Pod) Spec {
 		}
 		s.Labels[k] = v
 	}
+	s.Egress = hasEgressContainer(p)
 	var acc accounts
 	if json.Unmarshal([]byte(p.Annotations[AnnotationAccounts]), &acc) == nil {
 		s.Users, s.Groups = acc.Users, acc.Groups

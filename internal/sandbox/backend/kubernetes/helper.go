@@ -9,7 +9,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/fshelper"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/incontainer"
@@ -88,17 +87,9 @@ func (c *Cluster) installHelper(ctx context.Context, ns, name string, h incontai
 // h's after a provider upgrade: the older helper then serves as long as it
 // speaks the same protocol.
 func (b *Backend) protectedHelper(ctx context.Context, _ incontainer.Helper) (string, error) {
-	cs, _, err := b.c.client()
+	p, err := b.get(ctx)
 	if err != nil {
 		return "", err
-	}
-	var p *corev1.Pod
-	if err := call(ctx, func() error {
-		var gerr error
-		p, gerr = cs.CoreV1().Pods(b.ns).Get(ctx, b.name, metav1.GetOptions{})
-		return gerr
-	}); err != nil {
-		return "", fmt.Errorf("reading pod %s/%s: %w", b.ns, b.name, err)
 	}
 	return protectedPath(p)
 }

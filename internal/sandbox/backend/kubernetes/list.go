@@ -137,8 +137,8 @@ func notOwnPod(p *corev1.Pod) string {
 			ws = ct
 		}
 	}
-	if len(p.Spec.InitContainers) != 1 {
-		return fmt.Sprintf("it does not have the provider's one init container %s", helperContainerName)
+	if n := len(p.Spec.InitContainers); n < 1 || n > 2 || (n == 2 && !isEgressContainer(p.Spec.InitContainers[1], ws)) {
+		return fmt.Sprintf("it does not have the provider's init container %s (and, with an egress policy, %s) only", helperContainerName, egressContainerName)
 	}
 	got, want := p.Spec.InitContainers[0], helperContainer(ws.Image, string(ws.ImagePullPolicy), digest)
 	if got.Name != want.Name || got.Image != want.Image || !slices.Equal(got.Command, want.Command) || len(got.Args) != 0 ||

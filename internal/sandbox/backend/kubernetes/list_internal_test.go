@@ -33,7 +33,7 @@ func TestNotOwnPod(t *testing.T) {
 			p.OwnerReferences = []metav1.OwnerReference{{Kind: "ReplicaSet", Name: "copies"}}
 		}, "owned by ReplicaSet copies"},
 		"no helper annotation": {func(p *corev1.Pod) { delete(p.Annotations, AnnotationHelper) }, "not a file helper digest"},
-		"no init container":    {func(p *corev1.Pod) { p.Spec.InitContainers = nil }, "one init container"},
+		"no init container":    {func(p *corev1.Pod) { p.Spec.InitContainers = nil }, "init container sandbox-fs-helper"},
 		"init container runs something else": {func(p *corev1.Pod) {
 			p.Spec.InitContainers[0].Command = []string{"sh", "-c", "sleep 1"}
 		}, "is not the provider's sandbox-fs-helper"},

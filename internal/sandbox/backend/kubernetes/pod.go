@@ -114,6 +114,9 @@ func (s Spec) pod(digest string) (*corev1.Pod, error) {
 	if a := s.accountsAnnotation(); a != "" {
 		p.Annotations[AnnotationAccounts] = a
 	}
+	if s.Egress {
+		p.Spec.InitContainers = append(p.Spec.InitContainers, egressContainer(s.Image, s.ImagePullPolicy))
+	}
 	if s.RuntimeClassName != "" {
 		rc := s.RuntimeClassName
 		p.Spec.RuntimeClassName = &rc

@@ -103,6 +103,10 @@ func (s Spec) Validate() error {
 	default:
 		return fieldErr("image_pull_policy", fmt.Errorf("image_pull_policy %q must be Always, IfNotPresent or Never", s.ImagePullPolicy))
 	}
+	if s.Egress && s.Privileged {
+		return fieldErr("privileged", errors.New("a privileged container has CAP_NET_ADMIN, with which the agent could remove "+
+			"the egress rules: an egress policy cannot be used with privileged = true"))
+	}
 	if errs := validation.IsDNS1123Label(s.Namespace); len(errs) > 0 {
 		return fieldErr("namespace", fmt.Errorf("namespace %q is not a namespace name: %s", s.Namespace, strings.Join(errs, "; ")))
 	}
