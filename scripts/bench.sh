@@ -228,7 +228,7 @@ TF_LOG_PROVIDER=INFO TF_LOG_PATH="$fork_dir/provider.log" "$TF" -chdir="$fork_di
   { cat "$fork_dir/apply2.log" >&2; exit 1; }
 t1=$(now)
 row "local fork (restore_from.workspace_id), $files files, vs cp -a --reflink=auto" "$(secs "$t0" "$t1")" "$base_fork" "<= 2.00x"
-sed -n 's/.*forked workspace .* by \([^:]*\): .* in \([0-9.]*[mµ]*s\): .*/  the copy itself (provider log): \1, \2/p' "$fork_dir/provider.log" | head -n1
+sed -n 's/.*forked workspace .* by \([^:]*\): .* in \([0-9hmµns.]*s\): .*/  the copy itself (provider log): \1, \2/p' "$fork_dir/provider.log" | head -n1
 "$TF" -chdir="$fork_dir" destroy -auto-approve -input=false -no-color >/dev/null 2>&1 || true
 
 # Last, as they create and delete trees of their own (see baseline).
