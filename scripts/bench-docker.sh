@@ -81,9 +81,7 @@ resource "sandbox_file" "b" {
 }
 HCL
 
-now() { date +%s.%N; }
-secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+. "$repo/scripts/bench-lib.sh"
 
 t0=$(now)
 "$TF" -chdir="$work" apply -auto-approve -input=false -no-color >"$work/apply.log" 2>&1 || { cat "$work/apply.log" >&2; exit 1; }
@@ -102,5 +100,5 @@ for n in "${names[@]}"; do docker rm -f "$n" >/dev/null; done
 names=()
 t4=$(now)
 apply=$(secs "$t0" "$t1") destroy=$(secs "$t1" "$t2") run=$(secs "$t2" "$t3") rm=$(secs "$t3" "$t4")
-echo "fleet apply: terraform ${apply}s, docker run -d + docker cp loop ${run}s, ratio $(ratio "$apply" "$run")x (goal <= 1.5x)"
-echo "fleet destroy: terraform ${destroy}s, docker rm -f loop ${rm}s, ratio $(ratio "$destroy" "$rm")x (goal <= 1.5x)"
+row_ratio "20-workspace fleet apply vs docker run -d + docker cp loop" "$apply" "$run" 1.5
+row_ratio "20-workspace fleet destroy vs docker rm -f loop" "$destroy" "$rm" 1.5

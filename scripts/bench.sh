@@ -38,8 +38,7 @@ export TF_CLI_CONFIG_FILE
 TF_CLI_CONFIG_FILE=$("$repo/scripts/dev-cli-config.sh" "$provider")
 export TF_IN_AUTOMATION=1
 
-now() { date +%s.%N; }
-secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
+. "$repo/scripts/bench-lib.sh"
 
 # baseline SRC HASHER: cp -a SRC, then hash every file of SRC. The copy is
 # kept until the script ends: on ext4, creating files within a few minutes
@@ -56,10 +55,6 @@ baseline() {
   t1=$(now)
   secs "$t0" "$t1"
 }
-
-# cpu_ticks PID: user + system CPU of PID so far, in clock ticks.
-cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
-tick=$(getconf CLK_TCK)
 
 # provider_run NAME HCL: terraform apply of HCL, then a no-op terraform plan,
 # with a provider started here (so its peak memory and CPU can be read);
@@ -143,8 +138,16 @@ hash_pass() {
 }
 
 # row LABEL VALUE BASE GOAL: one table row, VALUE/BASE as a ratio beside the goal.
+# A goal "<= N.NNx ..." is recorded for the summary table; "(for reference)" is not.
 row() {
   awk -v l="$1" -v v="$2" -v b="$3" -v g="$4" 'BEGIN { printf "%-58s %8.2f s vs %8.2f s  ratio %6.2fx   goal %s\n", l, v, b, v / b, g }'
+  local goal
+  goal=$(sed -n 's/^<= \([0-9.]*\)x.*/\1/p' <<<"$4")
+  if [ -n "$goal" ]; then
+    local r
+    r=$(awk -v v="$2" -v b="$3" 'BEGIN { printf "%.2f", v / b }')
+    record "$1" "${r}x ($2 s vs $3 s)" "$4" "$(awk -v r="$r" -v g="$goal" 'BEGIN { print (r <= g) ? "met" : "not met" }')"
+  fi
 }
 
 warm() { (cd "$1" && find . -type f -print0 | xargs -0 cat >/dev/null); }
@@ -192,11 +195,10 @@ resource \"sandbox_file\" \"f$i\" {
 }"
 done
 set -- $(provider_run many "$(config "$many")")
-awk -v a="$1" -v p="$3" -v c="$4" 'BEGIN {
-  printf "%-58s %8.2f s apply, %6.2f s plan; provider CPU %.2f ms per resource per plan   goal <= 5 ms\n", "200 sandbox_file in a local workspace", a, p, c * 1000 / 200
-}'
-echo "provider peak memory: tree $tree_peak MiB, 1 GiB file $big_peak MiB   goal < 100 MiB"
-echo "Docker rows (writes per file, 20 workspaces x 2 files): not measured here; see scripts/bench-docker.sh for the tree copy"
+row_value "200 sandbox_file in a local workspace: provider CPU per resource per no-op plan" \
+  "$(awk -v c="$4" 'BEGIN { printf "%.2f", c * 1000 / 200 }')" ms 5
+row_value "provider peak memory, sandbox_local_dir of the tree" "$tree_peak" MiB 100
+row_value "provider peak memory, 1 GiB sandbox_file" "$big_peak" MiB 100
 
 # A local fork (restore_from.workspace_id) of a workspace holding the
 # benchmark tree, against cp -a --reflink=auto of that workspace's root;

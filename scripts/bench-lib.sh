@@ -1,0 +1,61 @@
+# Shared by the make bench scripts (sourced): timing, a provider started
+# here for its CPU and memory, and table rows. A row is printed and, when
+# $BENCH_TABLE is set, recorded there (tab-separated: row, figure, goal,
+# met) for make bench's summary table (scripts/bench-table.sh).
+
+now() { date +%s.%N; }
+secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
+
+# cpu_ticks PID: user + system CPU of PID so far, in clock ticks.
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+tick=$(getconf CLK_TCK)
+
+# peak_mib PID: the process's peak resident memory (VmHWM), in MiB.
+peak_mib() { awk '/^VmHWM:/ { printf "%.1f", $2 / 1024 }' "/proc/$1/status"; }
+
+# start_provider LOG: starts $provider with -debug; sets pid and reattach
+# (the TF_REATTACH_PROVIDERS value Terraform uses to reach it).
+start_provider() {
+	"$provider" -debug >"$1" 2>&1 &
+	pid=$!
+	reattach=
+	for _ in $(seq 100); do
+		reattach=$(sed -n "s/^[[:space:]]*TF_REATTACH_PROVIDERS='\(.*\)'\$/\1/p" "$1" | head -n1)
+		[ -n "$reattach" ] && return 0
+		sleep 0.1
+	done
+	echo "provider did not start:" >&2
+	cat "$1" >&2
+	exit 1
+}
+
+stop_provider() {
+	kill "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+	pid=
+}
+
+# record ROW FIGURE GOAL MET
+record() {
+	if [ -n "${BENCH_TABLE:-}" ]; then
+		printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" >>"$BENCH_TABLE"
+	fi
+}
+
+# row_ratio LABEL VALUE BASE GOAL: VALUE/BASE seconds as a ratio; met when
+# at most GOAL.
+row_ratio() {
+	local r met
+	r=$(awk -v v="$2" -v b="$3" 'BEGIN { printf "%.2f", v / b }')
+	met=$(awk -v r="$r" -v g="$4" 'BEGIN { print (r <= g) ? "met" : "not met" }')
+	printf '%-62s %8.2f s vs %8.2f s  ratio %6.2fx   goal <= %.2fx  %s\n' "$1" "$2" "$3" "$r" "$4" "$met"
+	record "$1" "${r}x (${2} s vs ${3} s)" "<= ${4}x" "$met"
+}
+
+# row_value LABEL VALUE UNIT GOAL: met when VALUE is at most GOAL.
+row_value() {
+	local met
+	met=$(awk -v v="$2" -v g="$4" 'BEGIN { print (v <= g) ? "met" : "not met" }')
+	printf '%-62s %8s %s   goal <= %s %s  %s\n' "$1" "$2" "$3" "$4" "$3" "$met"
+	record "$1" "$2 $3" "<= $4 $3" "$met"
+}
