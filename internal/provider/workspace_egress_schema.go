@@ -61,11 +61,10 @@ func egressRulesAttribute(verdict string) schema.ListNestedAttribute {
 func egressAttribute() schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{
 		Optional: true,
-		MarkdownDescription: "Outbound network policy of a `docker` or `kubernetes` workspace, enforced in its own network " +
-			"namespace where the agent cannot change it (see \"Network egress\"). Loopback, replies, and DNS when a rule names " +
-			"a `host` are always allowed. Refused on `local` workspaces, with `network_mode` `\"none\"` or `\"host\"`, with " +
-			"`NET_ADMIN` in `cap_add`, and with `privileged` pods. Adding it to a `kubernetes` workspace created without it " +
-			"replaces the pod.",
+		MarkdownDescription: "Outbound network policy of a `docker` or `kubernetes` workspace, enforced in its network " +
+			"namespace out of the agent's reach (see \"Network egress\"). Loopback, replies, and DNS when a rule names a " +
+			"`host` are always allowed. Refused on `local` workspaces, `network_mode` `\"none\"`/`\"host\"`, `NET_ADMIN` in " +
+			"`cap_add` and `privileged` pods. Added to a pod created without it, replaces the pod.",
 		Attributes: map[string]schema.Attribute{
 			"default": schema.StringAttribute{Required: true,
 				MarkdownDescription: "What happens to traffic no rule matches: `\"deny\"` or `\"allow\"`.",
