@@ -20,7 +20,8 @@ import (
 // time and on the attribute, an owner other than the provider's own user,
 // for entries and for the root.
 func TestAccOwner_localRefusesOtherUsers(t *testing.T) {
-	t.Parallel()
+	// Not parallel: ActAsUIDForTests changes what every local workspace of
+	// the process sees, and a parallel test would see it change mid-apply.
 	env := newTestEnv(t)
 	defer local.ActAsUIDForTests(65534)()
 	refused := regexp.MustCompile(`(?s)Owner not possible in a local workspace.*uid 65534.*needs the provider to run as root`)
@@ -75,7 +76,8 @@ resource "sandbox_workspace" "other" {
 // the default, keeps no owner and shows no change; a new entry takes the
 // owner of the root (uid 65534 here) with its primary group.
 func TestAccOwner_localDefaultsAndEntriesInState(t *testing.T) {
-	t.Parallel()
+	// Not parallel: ActAsUIDForTests changes what every local workspace of
+	// the process sees, and a parallel test would see it change mid-apply.
 	env := newTestEnv(t)
 	restore := local.ActAsUIDForTests(65534)
 	defer func() { restore() }()
