@@ -41,7 +41,11 @@ resource "sandbox_local_dir" "big" {
 				Config: env.config("", tree),
 				Check: resource.ComposeTestCheckFunc(
 					env.expectSh("find /workspace/big -type f | wc -l", strconv.Itoa(files)),
-					func(s *terraform.State) error { container, before = env.container(s), docker.HelperCalls(); return nil },
+					func(s *terraform.State) error {
+						container = env.container(s)
+						before = docker.HelperCallsTo(container)
+						return nil
+					},
 				),
 			},
 			{
@@ -55,7 +59,7 @@ resource "sandbox_local_dir" "big" {
 					func(*terraform.State) error {
 						// The post-apply plan of step 1, this step's refresh and plan,
 						// and the removal: a few execs, whatever the number of files.
-						n := docker.HelperCalls() - before
+						n := docker.HelperCallsTo(container) - before
 						t.Logf("removing a %d-file tree: %d file helper execs", files, n)
 						if n > 20 {
 							return fmt.Errorf("removing a %d-file tree took %d file helper execs", files, n)

@@ -22,6 +22,9 @@ const HelperEnv = incontainer.HelperEnv
 // operation whatever its size.
 func HelperCalls() int64 { return incontainer.HelperCalls() }
 
+// HelperCallsTo returns how many of them ran in the container containerID.
+func HelperCallsTo(containerID string) int64 { return incontainer.HelperCallsTo(containerID) }
+
 // explainBroken says why the helper installed in the container may not
 // run: built for another architecture than the daemon's, or the
 // container's process limit reached.

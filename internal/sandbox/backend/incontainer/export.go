@@ -22,7 +22,7 @@ func (w *Workspace) ExportArchive(ctx context.Context, files []string, out io.Wr
 	if err != nil {
 		return err
 	}
-	helperCalls.Add(1)
+	w.countCall()
 	p, err := w.cache.ensure(ctx, w)
 	if err != nil {
 		return err

@@ -273,10 +273,33 @@ func completeResponse(stdout []byte) bool {
 	return json.Unmarshal(stdout, &r) == nil
 }
 
-// helperCalls counts the helper operations run by this process.
-var helperCalls atomic.Int64
+// helperCalls counts the helper operations run by this process, in all
+// and per container key (a *atomic.Int64 per key).
+var (
+	helperCalls      atomic.Int64
+	helperCallsByKey sync.Map
+)
+
+// countCall counts one helper operation on the workspace's container.
+func (w *Workspace) countCall() {
+	helperCalls.Add(1)
+	c, _ := helperCallsByKey.LoadOrStore(w.key, new(atomic.Int64))
+	if n, ok := c.(*atomic.Int64); ok {
+		n.Add(1)
+	}
+}
 
 // HelperCalls returns how many file helper operations (each one process
 // started in a container) this process has run, so tests can bound the
 // round trips of an operation whatever its size.
 func HelperCalls() int64 { return helperCalls.Load() }
+
+// HelperCallsTo returns how many of them ran in the container whose key is
+// key, so a test running beside others counts only its own.
+func HelperCallsTo(key string) int64 {
+	c, _ := helperCallsByKey.Load(key)
+	if n, ok := c.(*atomic.Int64); ok {
+		return n.Load()
+	}
+	return 0
+}

@@ -31,7 +31,7 @@ func (w *Workspace) Persist(ctx context.Context, exclude []string, out io.Writer
 // exit status. max >= 0 bounds the stream: reading stops, and the
 // operation fails, as soon as the helper sends more.
 func (w *Workspace) helperStream(ctx context.Context, op, rel, arg string, out io.Writer, max int64) error {
-	helperCalls.Add(1)
+	w.countCall()
 	opCtx, cancel := withDeadline(ctx, op, arg)
 	defer cancel()
 	p, err := w.cache.ensure(opCtx, w)

@@ -51,7 +51,7 @@ func (w *Workspace) HelperPath(ctx context.Context) (string, error) {
 // response; a Response error comes back as an error wrapping the matching
 // backend sentinel.
 func (w *Workspace) helper(ctx context.Context, op, rel, arg string, stdin io.Reader) (fshelper.Response, error) {
-	helperCalls.Add(1)
+	w.countCall()
 	opCtx, cancel := withDeadline(ctx, op, arg)
 	defer cancel()
 	if r, ok, err := w.helperFirst(ctx, opCtx, op, rel, arg, stdin); ok {
