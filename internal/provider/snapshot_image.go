@@ -93,7 +93,7 @@ func (r *snapshotResource) createImage(ctx context.Context, ws *workspace.Worksp
 	m *snapshotResourceModel, diags *diag.Diagnostics) {
 	res, err := ws.SnapshotImage(ctx, workspace.ImageRequest{Repository: m.Image.Repository.ValueString(),
 		Tag: m.Image.Tag.ValueString(), SnapshotID: req.SnapshotID, Exclude: req.Exclude, Limits: req.Limits,
-		AllowSecrets: req.AllowSecrets})
+		AllowSecrets: req.AllowSecrets, InputsSHA256: m.InputsSHA256.ValueString()})
 	if errors.Is(err, workspace.ErrImageNotDocker) {
 		diags.AddAttributeError(path.Root("image"), "Image snapshots are Docker only", err.Error())
 		return

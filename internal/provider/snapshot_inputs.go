@@ -155,8 +155,9 @@ func (inputsSHA256Modifier) PlanModifyString(ctx context.Context, req planmodifi
 func inputsSHA256Attribute() schema.StringAttribute {
 	return schema.StringAttribute{Computed: true, PlanModifiers: []planmodifier.String{inputsSHA256Modifier{}},
 		MarkdownDescription: "SHA-256 (hex) of `inputs` (`" + snapshotpkg.InputsVersion + "`: canonical JSON, keys sorted), " +
-			"known at plan whenever `inputs` is; null without `inputs`. A `local` snapshot records it in " +
-			"`<base_path>/<snapshot_id>.inputs.json` beside the archive, where `data.sandbox_snapshots` finds it."}
+			"known at plan whenever `inputs` is; null without `inputs`. Recorded where `data.sandbox_snapshots` finds it: " +
+			"`<base_path>/<snapshot_id>.inputs.json` beside a `local` archive, the label `sandbox.snapshot_inputs_sha256` " +
+			"of an `image`."}
 }
 
 // writeIndex records a local snapshot taken with inputs beside its

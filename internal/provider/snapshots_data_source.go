@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -31,15 +32,21 @@ type snapshotsDataSource struct {
 }
 
 type snapshotsModel struct {
-	Local        *snapshotLocalModel `tfsdk:"local"`
-	Inputs       types.Object        `tfsdk:"inputs"`
-	InputsSHA256 types.String        `tfsdk:"inputs_sha256"`
-	Snapshots    types.List          `tfsdk:"snapshots"`
+	Local        *snapshotLocalModel  `tfsdk:"local"`
+	Image        *snapshotsImageModel `tfsdk:"image"`
+	Inputs       types.Object         `tfsdk:"inputs"`
+	InputsSHA256 types.String         `tfsdk:"inputs_sha256"`
+	Snapshots    types.List           `tfsdk:"snapshots"`
+}
+
+// snapshotsImageModel is the image block: where labelled images are looked for.
+type snapshotsImageModel struct {
+	Repository types.String `tfsdk:"repository"`
 }
 
 var foundSnapshotType = map[string]attr.Type{
 	"snapshot_id": types.StringType, "path": types.StringType, "sha256": types.StringType, "size": types.Int64Type,
-	"inputs_sha256": types.StringType,
+	"inputs_sha256": types.StringType, "image_id": types.StringType, "image": types.StringType,
 }
 
 func (d *snapshotsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -48,12 +55,13 @@ func (d *snapshotsDataSource) Metadata(_ context.Context, req datasource.Metadat
 
 func (d *snapshotsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "Finds `local` `sandbox_snapshot` archives by `inputs_sha256`, so that a configuration can " +
-			"restore a prepared environment (`sandbox_workspace.restore_from`) instead of running its setup again when " +
-			"nothing that determines it changed (see the evaluation guide). It only reads: each index " +
+		MarkdownDescription: "Finds `sandbox_snapshot`s taken with `inputs` by `inputs_sha256` — `local` archives or " +
+			"`image` snapshots on the provider's Docker daemon — so that a configuration can start from a prepared " +
+			"environment (`restore_from`, or `docker.image`) instead of running its setup again when nothing that " +
+			"determines it changed (see the evaluation guide). It only reads: each local index " +
 			"`<base_path>/<snapshot_id>.inputs.json` is checked (small, well-formed) and each match's archive is hashed " +
-			"against the sha256 recorded; an index that fails either is skipped with a warning. Snapshots in S3 are " +
-			"not searched.",
+			"against the sha256 recorded, else skipped with a warning; images are found by their " +
+			"`sandbox.snapshot_inputs_sha256` label (at most 100, newest first). Snapshots in S3 are not searched.",
 		Attributes: map[string]schema.Attribute{
 			"inputs": inputsDataSourceAttribute(),
 			"inputs_sha256": schema.StringAttribute{Optional: true, Computed: true, MarkdownDescription: "The digest " +
@@ -61,18 +69,27 @@ func (d *snapshotsDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 				Validators: []validator.String{stringvalidator.RegexMatches(sha256Hex, "must be 64 lower-case hex digits")}},
 			"snapshots": schema.ListAttribute{Computed: true, ElementType: types.ObjectType{AttrTypes: foundSnapshotType},
 				MarkdownDescription: "The matching snapshots, newest first: `{ snapshot_id, path, sha256, size, " +
-					"inputs_sha256 }`, where `path` and `sha256` are what `restore_from` takes. Empty when none matches."},
+					"inputs_sha256, image_id, image }`. Archives set `path` and `sha256` (what `restore_from` takes); images " +
+					"set `image_id` and `image` (a `repository:tag` of it, null when untagged), either of which " +
+					"`docker.image` takes; `size` is bytes. Empty when none matches."},
 		},
 		Blocks: map[string]schema.Block{
 			"local": schema.SingleNestedBlock{
-				MarkdownDescription: "The host directory the snapshots were taken to (required).",
+				MarkdownDescription: "Look in the host directory the archives were taken to. Exactly one of `local` and `image`.",
 				Attributes: map[string]schema.Attribute{
 					"base_path": schema.StringAttribute{Optional: true, MarkdownDescription: "`sandbox_snapshot`'s " +
 						"`local.base_path`: relative to the working directory unless absolute. A missing directory " +
 						"holds no snapshot. Required in the block.", Validators: []validator.String{stringvalidator.LengthAtLeast(1)}},
 				},
-				Validators: []validator.Object{objectvalidator.IsRequired(),
-					objectvalidator.AlsoRequires(path.MatchRelative().AtName("base_path"))},
+				Validators: []validator.Object{objectvalidator.AlsoRequires(path.MatchRelative().AtName("base_path"))},
+			},
+			"image": schema.SingleNestedBlock{
+				MarkdownDescription: "Look for `image` snapshots on the provider's Docker daemon (`docker_host`).",
+				Attributes: map[string]schema.Attribute{
+					"repository": schema.StringAttribute{Optional: true, MarkdownDescription: "Only images tagged in " +
+						"this repository (`sandbox_snapshot`'s `image.repository`). Default: any.",
+						Validators: []validator.String{stringvalidator.LengthAtLeast(1), noLineBreaks{}}},
+				},
 			},
 		},
 	}
@@ -81,6 +98,7 @@ func (d *snapshotsDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 func (d *snapshotsDataSource) ConfigValidators(context.Context) []datasource.ConfigValidator {
 	return []datasource.ConfigValidator{
 		datasourcevalidator.ExactlyOneOf(path.MatchRoot("inputs"), path.MatchRoot("inputs_sha256")),
+		datasourcevalidator.ExactlyOneOf(path.MatchRoot("local"), path.MatchRoot("image")),
 	}
 }
 
@@ -102,21 +120,61 @@ func (d *snapshotsDataSource) Read(ctx context.Context, req datasource.ReadReque
 		}
 		m.InputsSHA256 = types.StringValue(sum)
 	}
-	found, skipped, err := d.eng.FindSnapshots(ctx, m.Local.BasePath.ValueString(), m.InputsSHA256.ValueString())
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot list the snapshots", err.Error())
+	var vals []attr.Value
+	if m.Image != nil {
+		vals = d.findImages(ctx, m, &resp.Diagnostics)
+	} else {
+		vals = d.findLocal(ctx, m, &resp.Diagnostics)
+	}
+	if resp.Diagnostics.HasError() {
 		return
 	}
+	m.Snapshots = types.ListValueMust(types.ObjectType{AttrTypes: foundSnapshotType}, vals)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// findLocal lists the matching archives of the local block's directory.
+func (d *snapshotsDataSource) findLocal(ctx context.Context, m snapshotsModel, diags *diag.Diagnostics) []attr.Value {
+	found, skipped, err := d.eng.FindSnapshots(ctx, m.Local.BasePath.ValueString(), m.InputsSHA256.ValueString())
+	if err != nil {
+		diags.AddError("Cannot list the snapshots", err.Error())
+		return nil
+	}
 	if len(skipped) > 0 {
-		resp.Diagnostics.AddWarning("Snapshot indexes skipped", strings.Join(skipped, "\n"))
+		diags.AddWarning("Snapshot indexes skipped", strings.Join(skipped, "\n"))
 	}
 	vals := make([]attr.Value, 0, len(found))
 	for _, f := range found {
 		vals = append(vals, types.ObjectValueMust(foundSnapshotType, map[string]attr.Value{
 			"snapshot_id": types.StringValue(f.SnapshotID), "path": types.StringValue(f.Path),
 			"sha256": types.StringValue(f.SHA256), "size": types.Int64Value(f.Size), "inputs_sha256": types.StringValue(f.InputsSHA256),
+			"image_id": types.StringNull(), "image": types.StringNull(),
 		}))
 	}
-	m.Snapshots = types.ListValueMust(types.ObjectType{AttrTypes: foundSnapshotType}, vals)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	return vals
+}
+
+// findImages lists the matching snapshot images on the Docker daemon.
+func (d *snapshotsDataSource) findImages(ctx context.Context, m snapshotsModel, diags *diag.Diagnostics) []attr.Value {
+	found, err := d.eng.FindSnapshotImages(ctx, m.InputsSHA256.ValueString(), m.Image.Repository.ValueString())
+	if err != nil {
+		diags.AddAttributeError(path.Root("image"), "Cannot list the snapshot images", err.Error())
+		return nil
+	}
+	vals := make([]attr.Value, 0, len(found))
+	for _, f := range found {
+		ref := types.StringNull()
+		if len(f.RepoTags) > 0 {
+			ref = types.StringValue(f.RepoTags[0])
+		}
+		id := types.StringNull()
+		if f.SnapshotID != "" {
+			id = types.StringValue(f.SnapshotID)
+		}
+		vals = append(vals, types.ObjectValueMust(foundSnapshotType, map[string]attr.Value{
+			"snapshot_id": id, "path": types.StringNull(), "sha256": types.StringNull(), "size": types.Int64Value(f.Size),
+			"inputs_sha256": m.InputsSHA256, "image_id": types.StringValue(f.ID), "image": ref,
+		}))
+	}
+	return vals
 }

@@ -16,6 +16,9 @@ type ImageRequest struct {
 	Repository, Tag string
 	// SnapshotID labels the image (docker.LabelSnapshotID).
 	SnapshotID string
+	// InputsSHA256, when set, labels the image (docker.LabelSnapshotInputs)
+	// so that FindSnapshotImages finds it.
+	InputsSHA256 string
 	// Exclude are workspace-relative paths left out, in addition to the
 	// recorded ephemeral entries and the mount patterns' session files.
 	Exclude []string
@@ -48,11 +51,27 @@ func (w *Workspace) SnapshotImage(ctx context.Context, req ImageRequest) (docker
 	}
 	res, err := b.SnapshotImage(ctx, docker.ImageSnapshot{Repository: req.Repository, Tag: req.Tag, Drop: drop,
 		Limits: req.Limits, WriteOnly: writeOnlyGate(req.AllowSecrets),
-		Labels: map[string]string{docker.LabelSnapshotID: req.SnapshotID, docker.LabelSnapshotWorkspaceID: w.UUID}})
+		Labels: imageLabels(req, w.UUID)})
 	if err != nil {
 		return res, fmt.Errorf("image snapshot of workspace %s: %w", w.ID, err)
 	}
 	return res, nil
+}
+
+// imageLabels are the labels of a snapshot image.
+func imageLabels(req ImageRequest, workspaceUUID string) map[string]string {
+	l := map[string]string{docker.LabelSnapshotID: req.SnapshotID, docker.LabelSnapshotWorkspaceID: workspaceUUID}
+	if req.InputsSHA256 != "" {
+		l[docker.LabelSnapshotInputs] = req.InputsSHA256
+	}
+	return l
+}
+
+// FindSnapshotImages lists the snapshot images on the provider's daemon
+// taken with inputs whose digest is inputsSHA256, newest first, only
+// those tagged in repository when it is set (only reads).
+func (e *Engine) FindSnapshotImages(ctx context.Context, inputsSHA256, repository string) ([]docker.FoundImage, error) {
+	return e.docker.FindSnapshotImages(ctx, inputsSHA256, repository)
 }
 
 // SnapshotImageState reads a snapshot image on the provider's daemon.

@@ -28,7 +28,8 @@ const (
 type ImageSnapshot struct {
 	// Repository and Tag name the image (Tag default "latest").
 	Repository, Tag string
-	// Labels are added to those of the container's image.
+	// Labels are added to those of the container's image, less any label
+	// of an earlier snapshot (labelSnapshotPrefix).
 	Labels map[string]string
 	// Drop are absolute container paths left out with everything below.
 	Drop   []string
@@ -98,9 +99,7 @@ func (b *Backend) SnapshotImage(ctx context.Context, s ImageSnapshot) (ImageSnap
 	if ic := img.Config; ic != nil {
 		set.Env, set.Cmd, set.Entrypoint, set.WorkingDir, set.User = ic.Env, ic.Cmd, ic.Entrypoint, ic.WorkingDir, ic.User
 		set.ExposedPorts = ic.ExposedPorts
-		for k, v := range ic.Labels {
-			set.Labels[k] = v
-		}
+		set.Labels = ownLabels(ic.Labels)
 	}
 	for k, v := range s.Labels {
 		set.Labels[k] = v

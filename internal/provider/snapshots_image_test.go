@@ -1,0 +1,227 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/moby/moby/client"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/docker"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/docker/dockertest"
+)
+
+// imageCacheConfig is the evaluation guide's pattern on Docker: prepare
+// (the workspace ws, a setup that installs a tool outside the root and
+// counts its runs in /setup-runs, an image snapshot with inputs) and, with
+// evaluate, three agent workspaces started from the image the data source
+// finds, which run the setup themselves only when none matches. With
+// evaluate, agent 0 is snapshotted again without inputs.
+func imageCacheConfig(env *dockerEnv, repo, evalShell string, evaluate bool) string {
+	const shell = "mkdir -p /opt/tool/bin && printf '#!/bin/sh\\necho tool ok\\n' > /opt/tool/bin/x && " +
+		"chmod 755 /opt/tool/bin/x && echo run >> /setup-runs"
+	body := fmt.Sprintf(`
+locals {
+  setup = { shell = %q }
+}
+resource "sandbox_command" "setup" {
+  workspace_id = sandbox_workspace.ws.id
+  shell        = local.setup.shell
+}
+resource "sandbox_snapshot" "env" {
+  workspace_id = sandbox_command.setup.workspace_id
+  inputs       = { commands = [local.setup] }
+  image {
+    repository = %q
+    tag        = "v1"
+  }
+}
+`, shell, repo)
+	if evaluate {
+		if evalShell == "" {
+			evalShell = shell
+		}
+		body += fmt.Sprintf(`
+locals {
+  eval_setup = { shell = %q }
+  env        = try(data.sandbox_snapshots.env.snapshots[0], null)
+}
+data "sandbox_snapshots" "env" {
+  image { repository = %q }
+  inputs = { commands = [local.eval_setup] }
+}
+resource "sandbox_workspace" "agent" {
+  count = 3
+  docker {
+    image       = local.env == null ? %q : local.env.image_id
+    pull_policy = "never"
+  }
+}
+resource "sandbox_command" "setup_here" {
+  count        = local.env == null ? 3 : 0
+  workspace_id = sandbox_workspace.agent[count.index].id
+  shell        = local.eval_setup.shell
+}
+resource "sandbox_snapshot" "fork" {
+  workspace_id = sandbox_workspace.agent[0].id
+  image {
+    repository = %q
+    tag        = "fork"
+  }
+  depends_on = [sandbox_command.setup_here]
+}
+`, evalShell, repo, dockertest.Image, repo)
+	}
+	return env.config("", body)
+}
+
+// agentsRanSetupOnce checks by exec that each agent has the tool and that
+// the setup ran once in what it holds (in the prepared workspace, or in
+// the agent itself).
+func agentsRanSetupOnce(env *dockerEnv) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		for i := range 3 {
+			id := s.RootModule().Resources[fmt.Sprintf("sandbox_workspace.agent.%d", i)].Primary.Attributes["container_id"]
+			env.seen[id] = true
+			got, err := sh(id, "/opt/tool/bin/x; cat /setup-runs")
+			if err != nil {
+				return fmt.Errorf("agent %d: %w", i, err)
+			}
+			if got != "tool ok\nrun" {
+				return fmt.Errorf("agent %d: got %q, want the tool and one setup run", i, got)
+			}
+		}
+		return nil
+	}
+}
+
+// labelledOnce checks on the daemon that exactly one image carries the
+// prepared snapshot's inputs label: a snapshot of a fork taken without
+// inputs does not inherit it.
+func labelledOnce(t *testing.T) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		env := s.RootModule().Resources["sandbox_snapshot.env"].Primary.Attributes
+		fork := s.RootModule().Resources["sandbox_snapshot.fork"].Primary.Attributes
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		cli := dockertest.Client()
+		res, err := cli.ImageList(ctx, client.ImageListOptions{
+			Filters: make(client.Filters).Add("label", docker.LabelSnapshotInputs+"="+env["inputs_sha256"])})
+		if err != nil {
+			return err
+		}
+		if len(res.Items) != 1 || res.Items[0].ID != env["image_id"] {
+			return fmt.Errorf("%d images labelled with the inputs, want only %s", len(res.Items), env["image_id"])
+		}
+		img, err := cli.ImageInspect(ctx, fork["image_id"])
+		if err != nil {
+			return err
+		}
+		l := img.Config.Labels
+		if v, ok := l[docker.LabelSnapshotInputs]; ok {
+			return fmt.Errorf("the fork's snapshot inherited the inputs label %q", v)
+		}
+		if l[docker.LabelSnapshotID] != fork["snapshot_id"] {
+			return fmt.Errorf("the fork's snapshot is labelled %q, want its own id %s", l[docker.LabelSnapshotID], fork["snapshot_id"])
+		}
+		t.Logf("fork snapshot labels: %v", l)
+		return nil
+	}
+}
+
+// The setup cache on Docker: an image snapshot taken with inputs is found
+// by data.sandbox_snapshots { image {} }, and workspaces started from it
+// skip the setup; another setup text finds none, and the agents run it.
+func TestAccSnapshots_imageCacheSkipsSetup(t *testing.T) {
+	t.Parallel()
+	env := newDockerEnv(t)
+	repo := "sandbox-test/cache-" + randomSuffix(t)
+	t.Cleanup(func() { removeImages(t, repo) })
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Factories,
+		TerraformVersionChecks:   requireTF111,
+		CheckDestroy:             env.checkGone,
+		Steps: []resource.TestStep{
+			{Config: imageCacheConfig(env, repo, "", false)},
+			{
+				// The same setup: the agents start from the prepared image, nothing runs setup again.
+				Config: imageCacheConfig(env, repo, "", true),
+				Check: resource.ComposeTestCheckFunc(
+					resource.TestCheckResourceAttr("data.sandbox_snapshots.env", "snapshots.#", "1"),
+					resource.TestCheckResourceAttrPair("data.sandbox_snapshots.env", "snapshots.0.image_id", "sandbox_snapshot.env", "image_id"),
+					resource.TestCheckResourceAttrPair("data.sandbox_snapshots.env", "snapshots.0.snapshot_id", "sandbox_snapshot.env", "snapshot_id"),
+					resource.TestCheckResourceAttr("data.sandbox_snapshots.env", "snapshots.0.image", repo+":v1"),
+					resource.TestCheckNoResourceAttr("data.sandbox_snapshots.env", "snapshots.0.path"),
+					func(s *terraform.State) error {
+						if _, ok := s.RootModule().Resources["sandbox_command.setup_here.0"]; ok {
+							return fmt.Errorf("the agents ran the setup although a prepared image matched")
+						}
+						return nil
+					},
+					agentsRanSetupOnce(env),
+					labelledOnce(t),
+				),
+			},
+			{
+				// Another setup text: no image matches, each agent runs it.
+				Config: imageCacheConfig(env, repo, "true && mkdir -p /opt/tool/bin && printf '#!/bin/sh\\necho tool ok\\n' > "+
+					"/opt/tool/bin/x && chmod 755 /opt/tool/bin/x && echo run >> /setup-runs", true),
+				Check: resource.ComposeTestCheckFunc(
+					resource.TestCheckResourceAttr("data.sandbox_snapshots.env", "snapshots.#", "0"),
+					resource.TestCheckResourceAttrSet("sandbox_command.setup_here.2", "id"),
+					agentsRanSetupOnce(env),
+				),
+			},
+		},
+	})
+}
+
+// removeImages force-removes every image tagged in repo.
+func removeImages(t *testing.T, repo string) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cli := dockertest.Client()
+	res, err := cli.ImageList(ctx, client.ImageListOptions{Filters: make(client.Filters).Add("reference", repo)})
+	if err != nil {
+		t.Logf("listing %s: %v", repo, err)
+		return
+	}
+	for _, it := range res.Items {
+		for _, tag := range it.RepoTags {
+			if strings.HasPrefix(tag, repo+":") {
+				_, _ = cli.ImageRemove(ctx, tag, client.ImageRemoveOptions{Force: true})
+			}
+		}
+	}
+}
+
+// The data source looks in exactly one place: both blocks, or neither,
+// fail at plan naming them.
+func TestAccSnapshots_oneTargetAtPlan(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t)
+	cfg := func(blocks string) string {
+		return fmt.Sprintf(`
+provider "sandbox" {
+  local_base_dir = %q
+}
+data "sandbox_snapshots" "env" {
+  inputs_sha256 = %q
+  %s
+}
+`, env.base, strings.Repeat("a", 64), blocks)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Factories,
+		Steps: []resource.TestStep{
+			{Config: cfg(`local { base_path = "snaps" }
+  image {}`), PlanOnly: true, ExpectError: regexp.MustCompile(`(?s)Invalid Attribute Combination.*local.*image`)},
+			{Config: cfg(""), PlanOnly: true, ExpectError: regexp.MustCompile(`(?s)Missing Attribute Configuration.*Exactly one of.*local,image`)},
+		},
+	})
+}
