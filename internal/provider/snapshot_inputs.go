@@ -156,7 +156,7 @@ func inputsSHA256Attribute() schema.StringAttribute {
 	return schema.StringAttribute{Computed: true, PlanModifiers: []planmodifier.String{inputsSHA256Modifier{}},
 		MarkdownDescription: "SHA-256 (hex) of `inputs` (`" + snapshotpkg.InputsVersion + "`: canonical JSON, keys sorted), " +
 			"known at plan whenever `inputs` is; null without `inputs`. Recorded where `data.sandbox_snapshots` finds it: " +
-			"`<base_path>/<snapshot_id>.inputs.json` beside a `local` archive, the label `sandbox.snapshot_inputs_sha256` " +
+			"an index `<snapshot_id>.inputs.json` beside a `local` or `s3` archive, the label `sandbox.snapshot_inputs_sha256` " +
 			"of an `image`."}
 }
 

@@ -102,6 +102,7 @@ func (r *snapshotResource) createS3(ctx context.Context, ws *workspace.Workspace
 	warnExcluded(res.Excluded, diags)
 	b, _ := json.Marshal(privateS3Object{ETag: res.ETag, Signed: creds.Set()})
 	diags.Append(private.SetKey(ctx, privateS3Key, b)...)
+	r.writeS3Index(ctx, t, res, *m, diags)
 }
 
 func readPrivateS3(ctx context.Context, p privateGetter, diags *diag.Diagnostics) privateS3Object {
@@ -218,6 +219,7 @@ func (r *snapshotResource) deleteS3(ctx context.Context, m snapshotResourceModel
 	loc, err := m.s3Location()
 	if err == nil {
 		err = r.eng.RemoveObject(ctx, loc, creds, rec.ETag, m.Size.ValueInt64())
+		r.removeS3Index(ctx, loc, creds, m, &resp.Diagnostics)
 	}
 	switch {
 	case errors.Is(err, workspace.ErrArchiveChanged):

@@ -34,6 +34,7 @@ type snapshotsDataSource struct {
 type snapshotsModel struct {
 	Local        *snapshotLocalModel  `tfsdk:"local"`
 	Image        *snapshotsImageModel `tfsdk:"image"`
+	S3           *snapshotsS3Model    `tfsdk:"s3"`
 	Inputs       types.Object         `tfsdk:"inputs"`
 	InputsSHA256 types.String         `tfsdk:"inputs_sha256"`
 	Snapshots    types.List           `tfsdk:"snapshots"`
@@ -46,7 +47,7 @@ type snapshotsImageModel struct {
 
 var foundSnapshotType = map[string]attr.Type{
 	"snapshot_id": types.StringType, "path": types.StringType, "sha256": types.StringType, "size": types.Int64Type,
-	"inputs_sha256": types.StringType, "image_id": types.StringType, "image": types.StringType,
+	"inputs_sha256": types.StringType, "image_id": types.StringType, "image": types.StringType, "url": types.StringType,
 }
 
 func (d *snapshotsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -55,27 +56,28 @@ func (d *snapshotsDataSource) Metadata(_ context.Context, req datasource.Metadat
 
 func (d *snapshotsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "Finds `sandbox_snapshot`s taken with `inputs` by `inputs_sha256` — `local` archives or " +
-			"`image` snapshots on the provider's Docker daemon — so that a configuration can start from a prepared " +
-			"environment (`restore_from`, or `docker.image`) instead of running its setup again when nothing that " +
-			"determines it changed (see the evaluation guide). It only reads: each local index " +
-			"`<base_path>/<snapshot_id>.inputs.json` is checked (small, well-formed) and each match's archive is hashed " +
-			"against the sha256 recorded, else skipped with a warning; images are found by their " +
-			"`sandbox.snapshot_inputs_sha256` label (at most 100, newest first). Snapshots in S3 are not searched.",
+		MarkdownDescription: "Finds `sandbox_snapshot`s taken with `inputs` by `inputs_sha256` — `local` or `s3` " +
+			"archives, or `image` snapshots on the provider's Docker daemon — so that a configuration can start from a " +
+			"prepared environment (`restore_from`, or `docker.image`) instead of running its setup again when nothing " +
+			"that determines it changed (see the evaluation guide). It only reads: each index " +
+			"`<snapshot_id>.inputs.json` beside an archive is checked (small, well-formed, naming itself) and so is its " +
+			"archive (a local one hashed against the sha256 recorded, an object's size compared), else skipped with a " +
+			"warning; images are found by their `sandbox.snapshot_inputs_sha256` label (at most 100, newest first).",
 		Attributes: map[string]schema.Attribute{
 			"inputs": inputsDataSourceAttribute(),
 			"inputs_sha256": schema.StringAttribute{Optional: true, Computed: true, MarkdownDescription: "The digest " +
 				"looked for (`sandbox_snapshot.x.inputs_sha256`); computed from `inputs` when that is set.",
 				Validators: []validator.String{stringvalidator.RegexMatches(sha256Hex, "must be 64 lower-case hex digits")}},
 			"snapshots": schema.ListAttribute{Computed: true, ElementType: types.ObjectType{AttrTypes: foundSnapshotType},
-				MarkdownDescription: "The matching snapshots, newest first: `{ snapshot_id, path, sha256, size, " +
-					"inputs_sha256, image_id, image }`. Archives set `path` and `sha256` (what `restore_from` takes); images " +
+				MarkdownDescription: "The matching snapshots, newest first: `{ snapshot_id, path, url, sha256, size, " +
+					"inputs_sha256, image_id, image }`. Archives set `sha256` and `path` (`local`) or `url` (`s3`), what " +
+					"`restore_from` takes; images " +
 					"set `image_id` and `image` (a `repository:tag` of it, null when untagged), either of which " +
 					"`docker.image` takes; `size` is bytes. Empty when none matches."},
 		},
 		Blocks: map[string]schema.Block{
 			"local": schema.SingleNestedBlock{
-				MarkdownDescription: "Look in the host directory the archives were taken to. Exactly one of `local` and `image`.",
+				MarkdownDescription: "Look in the host directory the archives were taken to. Exactly one of `local`, `s3` and `image`.",
 				Attributes: map[string]schema.Attribute{
 					"base_path": schema.StringAttribute{Optional: true, MarkdownDescription: "`sandbox_snapshot`'s " +
 						"`local.base_path`: relative to the working directory unless absolute. A missing directory " +
@@ -83,6 +85,7 @@ func (d *snapshotsDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 				},
 				Validators: []validator.Object{objectvalidator.AlsoRequires(path.MatchRelative().AtName("base_path"))},
 			},
+			"s3": snapshotsS3Block(),
 			"image": schema.SingleNestedBlock{
 				MarkdownDescription: "Look for `image` snapshots on the provider's Docker daemon (`docker_host`).",
 				Attributes: map[string]schema.Attribute{
@@ -98,7 +101,7 @@ func (d *snapshotsDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 func (d *snapshotsDataSource) ConfigValidators(context.Context) []datasource.ConfigValidator {
 	return []datasource.ConfigValidator{
 		datasourcevalidator.ExactlyOneOf(path.MatchRoot("inputs"), path.MatchRoot("inputs_sha256")),
-		datasourcevalidator.ExactlyOneOf(path.MatchRoot("local"), path.MatchRoot("image")),
+		datasourcevalidator.ExactlyOneOf(path.MatchRoot("local"), path.MatchRoot("image"), path.MatchRoot("s3")),
 	}
 }
 
@@ -121,9 +124,12 @@ func (d *snapshotsDataSource) Read(ctx context.Context, req datasource.ReadReque
 		m.InputsSHA256 = types.StringValue(sum)
 	}
 	var vals []attr.Value
-	if m.Image != nil {
+	switch {
+	case m.Image != nil:
 		vals = d.findImages(ctx, m, &resp.Diagnostics)
-	} else {
+	case m.S3 != nil:
+		vals = d.findS3(ctx, m, &resp.Diagnostics)
+	default:
 		vals = d.findLocal(ctx, m, &resp.Diagnostics)
 	}
 	if resp.Diagnostics.HasError() {
@@ -145,11 +151,7 @@ func (d *snapshotsDataSource) findLocal(ctx context.Context, m snapshotsModel, d
 	}
 	vals := make([]attr.Value, 0, len(found))
 	for _, f := range found {
-		vals = append(vals, types.ObjectValueMust(foundSnapshotType, map[string]attr.Value{
-			"snapshot_id": types.StringValue(f.SnapshotID), "path": types.StringValue(f.Path),
-			"sha256": types.StringValue(f.SHA256), "size": types.Int64Value(f.Size), "inputs_sha256": types.StringValue(f.InputsSHA256),
-			"image_id": types.StringNull(), "image": types.StringNull(),
-		}))
+		vals = append(vals, foundArchive(f.SnapshotIndex, types.StringValue(f.Path), types.StringNull()))
 	}
 	return vals
 }
@@ -173,7 +175,7 @@ func (d *snapshotsDataSource) findImages(ctx context.Context, m snapshotsModel, 
 		}
 		vals = append(vals, types.ObjectValueMust(foundSnapshotType, map[string]attr.Value{
 			"snapshot_id": id, "path": types.StringNull(), "sha256": types.StringNull(), "size": types.Int64Value(f.Size),
-			"inputs_sha256": m.InputsSHA256, "image_id": types.StringValue(f.ID), "image": ref,
+			"inputs_sha256": m.InputsSHA256, "image_id": types.StringValue(f.ID), "image": ref, "url": types.StringNull(),
 		}))
 	}
 	return vals

@@ -143,6 +143,9 @@ type ObjectState struct {
 	// ETag (quotes kept, as the service sends it) and Size in bytes.
 	ETag string
 	Size int64
+	// LastModified is the service's time of the object, Unix nanoseconds
+	// (0 when it sent none).
+	LastModified int64
 }
 
 // Head reads the object's ETag and size; it only reads.
@@ -154,7 +157,11 @@ func (c *Client) Head(ctx context.Context) (ObjectState, error) {
 	if err != nil {
 		return ObjectState{}, c.fail("HEAD", err)
 	}
-	return ObjectState{Exists: true, ETag: aws.ToString(out.ETag), Size: aws.ToInt64(out.ContentLength)}, nil
+	st := ObjectState{Exists: true, ETag: aws.ToString(out.ETag), Size: aws.ToInt64(out.ContentLength)}
+	if out.LastModified != nil {
+		st.LastModified = out.LastModified.UnixNano()
+	}
+	return st, nil
 }
 
 // ErrChanged is wrapped when the object is not the one expected.

@@ -154,6 +154,12 @@ func (e *Engine) readIndex(rel string) (SnapshotIndex, error) {
 	if err != nil {
 		return SnapshotIndex{}, err
 	}
+	return parseIndex(path.Base(rel), b)
+}
+
+// parseIndex checks an index read back from a file or an object named
+// name: small, well-formed, naming its own file, with hex digests.
+func parseIndex(name string, b []byte) (SnapshotIndex, error) {
 	if len(b) > maxIndexBytes {
 		return SnapshotIndex{}, fmt.Errorf("larger than %d bytes", maxIndexBytes)
 	}
@@ -161,7 +167,8 @@ func (e *Engine) readIndex(rel string) (SnapshotIndex, error) {
 	if err := json.Unmarshal(b, &ix); err != nil {
 		return SnapshotIndex{}, err
 	}
-	if path.Base(rel) != ix.SnapshotID+indexSuffix || !hex64.MatchString(ix.SHA256) || !hex64.MatchString(ix.InputsSHA256) {
+	if name != ix.SnapshotID+indexSuffix || !hex64.MatchString(ix.SHA256) || !hex64.MatchString(ix.InputsSHA256) ||
+		ix.Size < 0 {
 		return SnapshotIndex{}, errors.New("not an index this provider wrote")
 	}
 	return ix, nil
