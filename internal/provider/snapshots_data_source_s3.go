@@ -32,7 +32,8 @@ func snapshotsS3Block() schema.SingleNestedBlock {
 	return schema.SingleNestedBlock{
 		MarkdownDescription: "Look below an S3 prefix (`sandbox_snapshot`'s `s3` block), signed with the provider's " +
 			"`AWS_ACCESS_KEY_ID` and `AWS_SECRET_ACCESS_KEY` (and `AWS_SESSION_TOKEN`) when set, else unsigned: a data " +
-			"source takes no write-only keys. At most 1000 indexes are read.",
+			"source takes no write-only keys. At most 1000 indexes are read. Whoever can write below the prefix can plant a " +
+			"match: never mount it writable into a workspace.",
 		Attributes: map[string]schema.Attribute{
 			"bucket":       str("Bucket name. Required in the block.", stringvalidator.LengthAtLeast(1)),
 			"prefix":       str("Key prefix the snapshots were taken to. Default: the bucket's top level.", s3PrefixValidator{}),
