@@ -6,7 +6,6 @@ import (
 	"os"
 	"regexp"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -66,13 +65,11 @@ func (e *kubeEnv) pod(s *terraform.State) string {
 // expectSh checks the output of a script run as root in the workspace pod.
 func (e *kubeEnv) expectSh(script, want string) func(*terraform.State) error {
 	return func(s *terraform.State) error {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		out, stderr, err := kubetest.ExecIn(ctx, e.cfg, kubetest.WebSocket, e.ns, e.pod(s), kubetest.WorkspaceContainer, nil, "sh", "-c", script)
+		got, err := e.shIn(e.pod(s), script)
 		if err != nil {
-			return fmt.Errorf("exec %q in pod %s: %w: %s", script, e.pod(s), err, stderr)
+			return err
 		}
-		if got := strings.TrimSpace(out); got != want {
+		if got != want {
 			return fmt.Errorf("%q in the pod printed\n%s\nwant\n%s", script, got, want)
 		}
 		return nil
