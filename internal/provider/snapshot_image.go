@@ -98,6 +98,12 @@ func (r *snapshotResource) createImage(ctx context.Context, ws *workspace.Worksp
 		diags.AddAttributeError(path.Root("image"), "Image snapshots are Docker only", err.Error())
 		return
 	}
+	if errors.Is(err, workspace.ErrRootIsMount) {
+		diags.AddAttributeError(path.Root("image"), "The workspace root cannot be in an image", err.Error()+
+			". A workspace with docker.disk keeps its root on a tmpfs, which no image holds: take a local or s3 "+
+			"snapshot of it (restore_from on the fork), or leave docker.disk unset on the workspace to be imaged.")
+		return
+	}
 	if err != nil {
 		diags.AddError("Snapshot failed", snapshotFailure(err))
 		return

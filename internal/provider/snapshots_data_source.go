@@ -72,8 +72,8 @@ func (d *snapshotsDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 				MarkdownDescription: "The matching snapshots, newest first: `{ snapshot_id, path, url, sha256, size, " +
 					"inputs_sha256, image_id, image }`. Archives set `sha256` and `path` (`local`) or `url` (`s3`), what " +
 					"`restore_from` takes; images " +
-					"set `image_id` and `image` (a `repository:tag` of it, null when untagged), either of which " +
-					"`docker.image` takes; `size` is bytes. Empty when none matches."},
+					"set `image_id` (for `docker.image`) and `image` (a `repository:tag` it holds now, null when none: a " +
+					"tag can move); `size` is bytes (the daemon's image size). Empty when none matches."},
 		},
 		Blocks: map[string]schema.Block{
 			"local": schema.SingleNestedBlock{
@@ -89,9 +89,11 @@ func (d *snapshotsDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 			"image": schema.SingleNestedBlock{
 				MarkdownDescription: "Look for `image` snapshots on the provider's Docker daemon (`docker_host`).",
 				Attributes: map[string]schema.Attribute{
-					"repository": schema.StringAttribute{Optional: true, MarkdownDescription: "Only images tagged in " +
-						"this repository (`sandbox_snapshot`'s `image.repository`). Default: any.",
-						Validators: []validator.String{stringvalidator.LengthAtLeast(1), noLineBreaks{}}},
+					"repository": schema.StringAttribute{Optional: true, MarkdownDescription: "Only images written to " +
+						"this repository (`sandbox_snapshot`'s `image.repository`), still found when a later image took " +
+						"their tag. Default: any.",
+						Validators: []validator.String{stringvalidator.RegexMatches(imageRepositoryPattern,
+							"must be a Docker repository name (lower case path components, optionally behind a registry host)")}},
 				},
 			},
 		},

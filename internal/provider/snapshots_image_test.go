@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/moby/moby/client"
 
@@ -21,7 +22,8 @@ import (
 // counts its runs in /setup-runs, an image snapshot with inputs) and, with
 // evaluate, three agent workspaces started from the image the data source
 // finds, which run the setup themselves only when none matches. With
-// evaluate, agent 0 is snapshotted again without inputs.
+// evaluate, agent 0 is snapshotted again without inputs, to the prepared
+// image's repository and tag, which it takes over.
 func imageCacheConfig(env *dockerEnv, repo, evalShell string, evaluate bool) string {
 	const shell = "mkdir -p /opt/tool/bin && printf '#!/bin/sh\\necho tool ok\\n' > /opt/tool/bin/x && " +
 		"chmod 755 /opt/tool/bin/x && echo run >> /setup-runs"
@@ -71,7 +73,7 @@ resource "sandbox_snapshot" "fork" {
   workspace_id = sandbox_workspace.agent[0].id
   image {
     repository = %q
-    tag        = "fork"
+    tag        = "v1"
   }
   depends_on = [sandbox_command.setup_here]
 }
@@ -168,6 +170,17 @@ func TestAccSnapshots_imageCacheSkipsSetup(t *testing.T) {
 				),
 			},
 			{
+				// The fork's snapshot took the tag: the prepared image, untagged,
+				// is still found by its labels, and the agents stay as they are.
+				Config:           imageCacheConfig(env, repo, "", true),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				Check: resource.ComposeTestCheckFunc(
+					resource.TestCheckResourceAttr("data.sandbox_snapshots.env", "snapshots.#", "1"),
+					resource.TestCheckResourceAttrPair("data.sandbox_snapshots.env", "snapshots.0.image_id", "sandbox_snapshot.env", "image_id"),
+					resource.TestCheckNoResourceAttr("data.sandbox_snapshots.env", "snapshots.0.image"),
+				),
+			},
+			{
 				// Another setup text: no image matches, each agent runs it.
 				Config: imageCacheConfig(env, repo, "true && mkdir -p /opt/tool/bin && printf '#!/bin/sh\\necho tool ok\\n' > "+
 					"/opt/tool/bin/x && chmod 755 /opt/tool/bin/x && echo run >> /setup-runs", true),
@@ -181,22 +194,19 @@ func TestAccSnapshots_imageCacheSkipsSetup(t *testing.T) {
 	})
 }
 
-// removeImages force-removes every image tagged in repo.
+// removeImages force-removes every image written to repo, tagged or not.
 func removeImages(t *testing.T, repo string) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cli := dockertest.Client()
-	res, err := cli.ImageList(ctx, client.ImageListOptions{Filters: make(client.Filters).Add("reference", repo)})
+	res, err := cli.ImageList(ctx, client.ImageListOptions{
+		Filters: make(client.Filters).Add("label", docker.LabelSnapshotRepository+"="+repo)})
 	if err != nil {
 		t.Logf("listing %s: %v", repo, err)
 		return
 	}
 	for _, it := range res.Items {
-		for _, tag := range it.RepoTags {
-			if strings.HasPrefix(tag, repo+":") {
-				_, _ = cli.ImageRemove(ctx, tag, client.ImageRemoveOptions{Force: true})
-			}
-		}
+		_, _ = cli.ImageRemove(ctx, it.ID, client.ImageRemoveOptions{Force: true})
 	}
 }
 
@@ -222,6 +232,54 @@ data "sandbox_snapshots" "env" {
 			{Config: cfg(`local { base_path = "snaps" }
   image {}`), PlanOnly: true, ExpectError: regexp.MustCompile(`(?s)Invalid Attribute Combination.*local.*image`)},
 			{Config: cfg(""), PlanOnly: true, ExpectError: regexp.MustCompile(`(?s)Missing Attribute Configuration.*Exactly one of.*local,image`)},
+			{Config: cfg(`image { repository = "Team/Env" }`), PlanOnly: true,
+				ExpectError: regexp.MustCompile(`(?s)image.repository.*must be a Docker repository name`)},
+		},
+	})
+}
+
+// A workspace whose root is a tmpfs (docker.disk) cannot be imaged: the
+// snapshot fails on image, saying why and what to do, and leaves no image.
+func TestAccSnapshot_imageRefusesTmpfsRoot(t *testing.T) {
+	t.Parallel()
+	env := newDockerEnv(t)
+	repo := "sandbox-test/tmpfs-" + randomSuffix(t)
+	t.Cleanup(func() { removeImages(t, repo) })
+	body := fmt.Sprintf(`
+resource "sandbox_file" "task" {
+  workspace_id = sandbox_workspace.ws.id
+  path         = "task.md"
+  content      = "task\n"
+}
+resource "sandbox_snapshot" "env" {
+  workspace_id = sandbox_file.task.workspace_id
+  image { repository = %q }
+}
+`, repo)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Factories,
+		TerraformVersionChecks:   requireTF111,
+		CheckDestroy:             env.checkGone,
+		Steps: []resource.TestStep{
+			{
+				Config:      env.configDocker(`disk = "16m"`, "", body),
+				ExpectError: regexp.MustCompile(`(?s)The workspace root cannot be in an image.*/workspace is a\s+mount.*docker.disk`),
+			},
+			{
+				Config: env.configDocker(`disk = "16m"`, "", ""),
+				Check: func(s *terraform.State) error {
+					env.container(s)
+					res, err := dockertest.Client().ImageList(context.Background(), client.ImageListOptions{
+						Filters: make(client.Filters).Add("label", docker.LabelSnapshotRepository+"="+repo)})
+					if err != nil {
+						return err
+					}
+					if len(res.Items) > 0 {
+						return fmt.Errorf("a refused snapshot left %d images", len(res.Items))
+					}
+					return nil
+				},
+			},
 		},
 	})
 }

@@ -28,6 +28,10 @@ type ImageRequest struct {
 	AllowSecrets bool
 }
 
+// ErrRootIsMount is returned for an image snapshot of a workspace whose
+// root is a mount (docker.disk makes it a tmpfs): no image holds it.
+var ErrRootIsMount = docker.ErrRootIsMount
+
 // ErrImageNotDocker is returned for an image snapshot of a workspace that
 // is not a Docker container: only Docker can make an image of one.
 var ErrImageNotDocker = errors.New("an image snapshot needs a docker workspace")
@@ -49,7 +53,7 @@ func (w *Workspace) SnapshotImage(ctx context.Context, req ImageRequest) (docker
 	for _, rel := range slices.Concat(req.Exclude, ephemeral, sessionDirParents) {
 		drop = append(drop, w.AbsPath(rel))
 	}
-	res, err := b.SnapshotImage(ctx, docker.ImageSnapshot{Repository: req.Repository, Tag: req.Tag, Drop: drop,
+	res, err := b.SnapshotImage(ctx, docker.ImageSnapshot{Repository: req.Repository, Tag: req.Tag, Root: w.Root, Drop: drop,
 		Limits: req.Limits, WriteOnly: writeOnlyGate(req.AllowSecrets),
 		Labels: imageLabels(req, w.UUID)})
 	if err != nil {
@@ -60,7 +64,8 @@ func (w *Workspace) SnapshotImage(ctx context.Context, req ImageRequest) (docker
 
 // imageLabels are the labels of a snapshot image.
 func imageLabels(req ImageRequest, workspaceUUID string) map[string]string {
-	l := map[string]string{docker.LabelSnapshotID: req.SnapshotID, docker.LabelSnapshotWorkspaceID: workspaceUUID}
+	l := map[string]string{docker.LabelSnapshotID: req.SnapshotID, docker.LabelSnapshotWorkspaceID: workspaceUUID,
+		docker.LabelSnapshotRepository: docker.FamiliarRepository(req.Repository)}
 	if req.InputsSHA256 != "" {
 		l[docker.LabelSnapshotInputs] = req.InputsSHA256
 	}

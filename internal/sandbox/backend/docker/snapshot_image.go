@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -31,6 +32,10 @@ type ImageSnapshot struct {
 	// Labels are added to those of the container's image, less any label
 	// of an earlier snapshot (labelSnapshotPrefix).
 	Labels map[string]string
+	// Root is the workspace root: a snapshot of a container whose root is
+	// a mount (a tmpfs with docker.disk, a volume) is refused, since a
+	// mount's contents are never in the image.
+	Root string
 	// Drop are absolute container paths left out with everything below.
 	Drop   []string
 	Limits sandbox.OutputLimits
@@ -45,6 +50,10 @@ type ImageSnapshotResult struct {
 	Bytes   int64  // data bytes of its regular files
 	Files   int    // its regular files
 }
+
+// ErrRootIsMount is returned by SnapshotImage for a workspace whose root is
+// a mount (docker.disk makes it a tmpfs): an image cannot hold its files.
+var ErrRootIsMount = errors.New("the workspace root is a mount, whose files an image cannot hold")
 
 // runtimePoints are the paths the runtime mounts into every container.
 var runtimePoints = []string{"/dev", "/proc", "/sys", "/etc/hosts", "/etc/hostname", "/etc/resolv.conf",
@@ -74,7 +83,11 @@ func (b *Backend) SnapshotImage(ctx context.Context, s ImageSnapshot) (ImageSnap
 	if err != nil {
 		return ImageSnapshotResult{}, fmt.Errorf("inspecting the workspace's image: %w", err)
 	}
-	f := rootfsFilter{Drop: s.Drop, MountPoints: mountPoints(c), Limits: s.Limits, WriteOnly: s.WriteOnly}
+	points := mountPoints(c)
+	if s.Root != "" && slices.Contains(points, s.Root) {
+		return ImageSnapshotResult{}, fmt.Errorf("%w: %s is a mount in container %s", ErrRootIsMount, s.Root, short(b.id))
+	}
+	f := rootfsFilter{Drop: s.Drop, MountPoints: points, Limits: s.Limits, WriteOnly: s.WriteOnly}
 	exp, err := cli.ContainerExport(ctx, b.id, client.ContainerExportOptions{})
 	if err != nil {
 		return ImageSnapshotResult{}, fmt.Errorf("exporting container %s: %w", short(b.id), err)

@@ -16,6 +16,23 @@ import (
 // workspace's own image had one.
 const LabelSnapshotInputs = "sandbox.snapshot_inputs_sha256"
 
+// LabelSnapshotRepository labels a snapshot image with the repository it
+// was written to (FamiliarRepository), so that it is still found there
+// once a later image has taken its tag over.
+const LabelSnapshotRepository = "sandbox.snapshot_repository"
+
+// FamiliarRepository is repository as the daemon names it: without the
+// Docker Hub host ("docker.io/", "index.docker.io/") and, behind it, its
+// "library/" namespace.
+func FamiliarRepository(repository string) string {
+	for _, host := range []string{"docker.io/", "index.docker.io/"} {
+		if rest, ok := strings.CutPrefix(repository, host); ok {
+			return strings.TrimPrefix(rest, "library/")
+		}
+	}
+	return repository
+}
+
 // labelSnapshotPrefix starts every label this package sets on a snapshot
 // image; an image inherits none of them from the image it was taken from.
 const labelSnapshotPrefix = "sandbox.snapshot_"
@@ -36,18 +53,18 @@ var snapshotIDLabel = regexp.MustCompile(`^[A-Za-z0-9._-]{1,128}$`)
 
 // FindSnapshotImages lists the images on the daemon labelled with
 // inputsSHA256 (LabelSnapshotInputs), newest first, at most
-// MaxFoundImages, and only those tagged in repository when it is not
-// empty. Only reads. A snapshot_id label that is not a plain name is
-// reported empty rather than passed on.
+// MaxFoundImages, and with repository set only those written to it
+// (LabelSnapshotRepository; an image without that label when it is tagged
+// there), tagged or not: a later image may have taken the tag. Only
+// reads. A snapshot_id label that is not a plain name is reported empty
+// rather than passed on.
 func (d *Daemon) FindSnapshotImages(ctx context.Context, inputsSHA256, repository string) ([]FoundImage, error) {
 	cli, err := d.api()
 	if err != nil {
 		return nil, err
 	}
+	repository = FamiliarRepository(repository)
 	f := make(client.Filters).Add("label", LabelSnapshotInputs+"="+inputsSHA256)
-	if repository != "" {
-		f = f.Add("reference", repository)
-	}
 	res, err := cli.ImageList(ctx, client.ImageListOptions{Filters: f})
 	if err != nil {
 		return nil, fmt.Errorf("listing the snapshot images: %w", err)
@@ -62,6 +79,9 @@ func (d *Daemon) FindSnapshotImages(ctx context.Context, inputsSHA256, repositor
 			if t != "<none>:<none>" && (repository == "" || strings.HasPrefix(t, repository+":")) {
 				fi.RepoTags = append(fi.RepoTags, t)
 			}
+		}
+		if repo, ok := it.Labels[LabelSnapshotRepository]; repository != "" && (ok && repo != repository || !ok && len(fi.RepoTags) == 0) {
+			continue
 		}
 		sort.Strings(fi.RepoTags)
 		if id := it.Labels[LabelSnapshotID]; snapshotIDLabel.MatchString(id) {
