@@ -5,6 +5,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	dschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -32,6 +33,44 @@ var inputsDescriptions = map[string]string{
 	"commands":     "Setup commands in the order they run: `command` (argv) or `shell`, `working_dir`, and `environment` (names hashed, values not).",
 }
 
+// The checks of inputs shared by the resource and the data source: entry
+// digests are SHA-256 hex, and each command is argv or a shell script.
+var (
+	inputsEntriesValidators = []validator.Map{mapvalidator.KeysAre(entryPathValidator{}),
+		mapvalidator.ValueStringsAre(stringvalidator.RegexMatches(sha256Hex, "must be a SHA-256 (64 lower-case hex digits)"))}
+	inputsCommandValidators = []validator.Object{commandOrShell{}}
+)
+
+// commandOrShell requires exactly one of command and shell in a command of
+// inputs (objectvalidator.ExactlyOneOf counts the object itself as one).
+type commandOrShell struct{}
+
+func (commandOrShell) Description(context.Context) string {
+	return "exactly one of `command` and `shell`"
+}
+
+func (v commandOrShell) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (commandOrShell) ValidateObject(_ context.Context, req validator.ObjectRequest, resp *validator.ObjectResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	set := 0
+	for _, name := range []string{"command", "shell"} {
+		v, ok := req.ConfigValue.Attributes()[name]
+		if !ok || v.IsUnknown() {
+			return
+		}
+		if !v.IsNull() {
+			set++
+		}
+	}
+	if set != 1 {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid setup command", req.Path.String()+
+			": set exactly one of command (argv) and shell (a script), as on the sandbox_command it stands for.")
+	}
+}
+
 func inputsAttribute() schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{
 		Optional: true, MarkdownDescription: inputsDescription + " Changing it takes the snapshot again (a replacement).",
@@ -39,8 +78,9 @@ func inputsAttribute() schema.SingleNestedAttribute {
 			"image":        schema.StringAttribute{Optional: true, MarkdownDescription: inputsDescriptions["image"]},
 			"image_digest": schema.StringAttribute{Optional: true, MarkdownDescription: inputsDescriptions["image_digest"]},
 			"entries": schema.MapAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: inputsDescriptions["entries"],
-				Validators: []validator.Map{mapvalidator.KeysAre(entryPathValidator{})}},
+				Validators: inputsEntriesValidators},
 			"commands": schema.ListNestedAttribute{Optional: true, NestedObject: schema.NestedAttributeObject{
+				Validators: inputsCommandValidators,
 				Attributes: map[string]schema.Attribute{
 					"command":     schema.ListAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: "Argv."},
 					"shell":       schema.StringAttribute{Optional: true, MarkdownDescription: "Shell script."},
@@ -62,8 +102,9 @@ func inputsDataSourceAttribute() dschema.SingleNestedAttribute {
 			"image":        dschema.StringAttribute{Optional: true, MarkdownDescription: inputsDescriptions["image"]},
 			"image_digest": dschema.StringAttribute{Optional: true, MarkdownDescription: inputsDescriptions["image_digest"]},
 			"entries": dschema.MapAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: inputsDescriptions["entries"],
-				Validators: []validator.Map{mapvalidator.KeysAre(entryPathValidator{})}},
+				Validators: inputsEntriesValidators},
 			"commands": dschema.ListNestedAttribute{Optional: true, NestedObject: dschema.NestedAttributeObject{
+				Validators: inputsCommandValidators,
 				Attributes: map[string]dschema.Attribute{
 					"command":     dschema.ListAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: "Argv."},
 					"shell":       dschema.StringAttribute{Optional: true, MarkdownDescription: "Shell script."},

@@ -283,3 +283,41 @@ resource "sandbox_snapshot" "env" {
 		},
 	})
 }
+
+// inputs are checked at plan, in the data source as in the resource: an
+// entry digest that is not SHA-256 hex, and a command with both or neither
+// of command and shell.
+func TestAccSnapshots_inputsChecksAtPlan(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t)
+	cfg := func(inputs string) string {
+		return fmt.Sprintf(`
+provider "sandbox" {
+  local_base_dir = %q
+}
+data "sandbox_snapshots" "env" {
+  local { base_path = "snaps" }
+  inputs = %s
+}
+resource "sandbox_workspace" "ws" {
+  local {}
+}
+resource "sandbox_snapshot" "env" {
+  workspace_id = sandbox_workspace.ws.id
+  local { base_path = "snaps" }
+  inputs = %s
+}
+`, env.base, inputs, inputs)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Factories,
+		Steps: []resource.TestStep{
+			{Config: cfg(`{ entries = { "a.txt" = "nothex" } }`), PlanOnly: true,
+				ExpectError: regexp.MustCompile(`(?s)inputs.entries\["a.txt"\].*must be a SHA-256`)},
+			{Config: cfg(`{ commands = [{ shell = "true", command = ["true"] }] }`), PlanOnly: true,
+				ExpectError: regexp.MustCompile(`(?s)Invalid setup command.*inputs.commands\[0\]: set exactly one of command`)},
+			{Config: cfg(`{ commands = [{ working_dir = "src" }] }`), PlanOnly: true,
+				ExpectError: regexp.MustCompile(`(?s)Invalid setup command.*inputs.commands\[0\]`)},
+		},
+	})
+}
