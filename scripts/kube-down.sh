@@ -95,7 +95,7 @@ restore_sysctls() {
 }
 
 [ -d "$KUBE" ] || exit 0
-for c in kube-proxy kube-scheduler kube-controller-manager kubelet; do stop "$c"; done
+for c in agent-sandbox-controller kube-proxy kube-scheduler kube-controller-manager kubelet; do stop "$c"; done
 remove_containers
 stop containerd
 kill_pod_processes

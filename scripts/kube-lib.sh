@@ -40,7 +40,11 @@ SYSCTLS=(vm.overcommit_memory vm.panic_on_oom kernel.panic kernel.panic_on_oops
 SYSCTL_SAVED=$KUBE/sysctl.saved
 
 # The processes, in start order; each has run/<name>.pid.
-COMPONENTS=(etcd containerd kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy)
+COMPONENTS=(etcd containerd kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy
+	agent-sandbox-controller)
+
+# The CRDs of the agent-sandbox controller's module (make kube-bins copies them).
+AGENT_SANDBOX_CRDS=$KUBE/agent-sandbox-crds
 
 # A comment on the iptables rules kube-up.sh adds, so kube-down.sh removes
 # exactly those.

@@ -8,6 +8,10 @@
 #   iptables and busybox-static are installed with apt-get when missing.
 # * kube-apiserver, kube-controller-manager, kube-scheduler, kubelet and
 #   kube-proxy come from build/kube/bin (tools/kubernetes/go.mod).
+# * The agent-sandbox controller (kubernetes-sigs/agent-sandbox, extensions
+#   on) runs as a host process with the admin kubeconfig, after its four
+#   CRDs are installed from the module it is built from
+#   (tools/agent-sandbox/go.mod; make kube-bins copies them).
 # * A CA and the components' certificates (openssl, ECDSA) and the service
 #   account key pair live in build/kube/pki and are kept between runs.
 # * etcd, a containerd of its own (its own config, root, state and socket
@@ -310,8 +314,36 @@ allow_forward() {
 	done
 }
 
+crd_established() {
+	api -f "$APISERVER/apis/apiextensions.k8s.io/v1/customresourcedefinitions/$1" |
+		grep -q '"type":"Established","status":"True"'
+}
+controller_started() { grep -q 'Starting workers' "$LOGS/agent-sandbox-controller.log"; }
+
+# install_agent_sandbox: the agent-sandbox CRDs (the YAML of the module
+# version the controller is built from, sent as is: the API server takes
+# YAML), then the controller as a host process with the admin kubeconfig,
+# extensions on, no leader election and no metrics or probe listeners.
+install_agent_sandbox() {
+	local f name
+	for f in "$AGENT_SANDBOX_CRDS"/*.yaml; do
+		[ -f "$f" ] || { say "no CRDs in $AGENT_SANDBOX_CRDS: run make kube-bins"; exit 1; }
+		api -f -o /dev/null -X POST -H 'Content-Type: application/yaml' --data-binary "@$f" \
+			"$APISERVER/apis/apiextensions.k8s.io/v1/customresourcedefinitions" ||
+			{ say "could not install the CRD in $f"; exit 1; }
+	done
+	for f in "$AGENT_SANDBOX_CRDS"/*.yaml; do
+		name=$(basename "$f" .yaml)
+		name=${name#*_}.${name%%_*}
+		wait_for "CRD $name Established" 30 crd_established "$name"
+	done
+	start agent-sandbox-controller "$KBIN/agent-sandbox-controller" --kubeconfig="$ADMIN_KUBECONFIG" --extensions \
+		--leader-elect=false --metrics-bind-address=0 --health-probe-bind-address=0
+	wait_for "the agent-sandbox controller's workers" 60 controller_started
+}
+
 install_packages
-for b in kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy; do
+for b in kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy agent-sandbox-controller; do
 	[ -x "$KBIN/$b" ] || { say "$KBIN/$b is missing: run make kube-bins"; exit 1; }
 done
 left=
@@ -368,4 +400,5 @@ node_ready() { api "$APISERVER/api/v1/nodes/$NODE_NAME" | grep -q '"type":"Ready
 wait_for "node $NODE_NAME Ready" 120 node_ready
 wait_for "the default service account" 60 api -f "$APISERVER/api/v1/namespaces/default/serviceaccounts/default"
 wait_for "the kube-root-ca.crt config map" 60 api -f "$APISERVER/api/v1/namespaces/default/configmaps/kube-root-ca.crt"
+install_agent_sandbox
 say "cluster up in $(($(date +%s) - start_time)) s: KUBECONFIG=$ADMIN_KUBECONFIG (logs: $LOGS)"
