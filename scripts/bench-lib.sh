@@ -59,3 +59,36 @@ row_value() {
 	printf '%-62s %8s %s   goal <= %s %s  %s\n' "$1" "$2" "$3" "$4" "$3" "$met"
 	record "$1" "$2 $3" "<= $4 $3" "$met"
 }
+
+# terraform_phases DIR LABEL: with a provider started here, `terraform
+# apply`, a no-op `plan` and `destroy` of DIR at -parallelism=$P; sets
+# t0..t3 (phase boundaries), c0 and c1 (provider CPU ticks around the plan)
+# and peak (its peak memory, MiB). Any failure prints the log's end and exits.
+terraform_phases() {
+	local dir=$1
+	start_provider "$dir/provider.log"
+	tf() { TF_REATTACH_PROVIDERS=$reattach "$TF" -chdir="$dir" "$@" -input=false -no-color -parallelism="$P"; }
+	t0=$(now)
+	tf apply -auto-approve >"$dir/apply.log" 2>&1 || { tail -50 "$dir/apply.log" >&2; exit 1; }
+	t1=$(now)
+	c0=$(cpu_ticks "$pid")
+	tf plan -detailed-exitcode >"$dir/plan.log" 2>&1 || { echo "the plan after apply is not empty:" >&2; tail -50 "$dir/plan.log" >&2; exit 1; }
+	t2=$(now)
+	c1=$(cpu_ticks "$pid")
+	tf destroy -auto-approve >"$dir/destroy.log" 2>&1 || { tail -50 "$dir/destroy.log" >&2; exit 1; }
+	t3=$(now)
+	peak=$(peak_mib "$pid")
+	stop_provider
+}
+
+# scale_rows WHAT N_RES S0 S1 S2 S3 PEAK_LABEL: the rows of an evaluation-scale
+# run timed by terraform_phases against a CLI loop timed s0..s3.
+scale_rows() {
+	row_ratio "apply, $1" "$(secs "$t0" "$t1")" "$(secs "$3" "$4")" 1.3
+	row_ratio "no-op plan of them vs ${8}" "$(secs "$t1" "$t2")" "$(secs "$4" "$5")" 1.3
+	row_ratio "destroy of them vs ${9}" "$(secs "$t2" "$t3")" "$(secs "$5" "$6")" 1.3
+	row_value "provider CPU per resource in that no-op plan ($2 resources)" \
+		"$(awk -v a="$c0" -v b="$c1" -v t="$tick" -v r="$2" 'BEGIN { printf "%.2f", (b - a) / t * 1000 / r }')" ms 5
+	row_value "provider peak memory, $7" "$peak" MiB 200
+}
+

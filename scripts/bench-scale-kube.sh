@@ -86,19 +86,7 @@ resource "sandbox_file" "b" {
 HCL
 
 echo "== $N pod workspaces x 2 files, -parallelism=$P: terraform vs a kubectl loop, $P at a time"
-start_provider "$work/provider.log"
-tf() { TF_REATTACH_PROVIDERS=$reattach "$TF" -chdir="$work" "$@" -input=false -no-color -parallelism=$P; }
-t0=$(now)
-tf apply -auto-approve >"$work/apply.log" 2>&1 || { tail -50 "$work/apply.log" >&2; exit 1; }
-t1=$(now)
-c0=$(cpu_ticks "$pid")
-tf plan -detailed-exitcode >"$work/plan.log" 2>&1 || { echo "the plan after apply is not empty:" >&2; tail -50 "$work/plan.log" >&2; exit 1; }
-t2=$(now)
-c1=$(cpu_ticks "$pid")
-tf destroy -auto-approve >"$work/destroy.log" 2>&1 || { tail -50 "$work/destroy.log" >&2; exit 1; }
-t3=$(now)
-peak=$(peak_mib "$pid")
-stop_provider
+terraform_phases "$work"
 
 export IMAGE KUBECTL work ns_cli
 one_up() {
@@ -138,10 +126,4 @@ s2=$(now)
 seq "$N" | xargs -P "$P" -I{} bash -c 'one_rm {}'
 s3=$(now)
 
-resources=$((N * 3))
-row_ratio "apply, $N pod workspaces x 2 files, vs kubectl loop" "$(secs "$t0" "$t1")" "$(secs "$s0" "$s1")" 1.3
-row_ratio "no-op plan of them vs kubectl exec sha256sum loop" "$(secs "$t1" "$t2")" "$(secs "$s1" "$s2")" 1.3
-row_ratio "destroy of them vs kubectl delete loop" "$(secs "$t2" "$t3")" "$(secs "$s2" "$s3")" 1.3
-row_value "provider CPU per resource in that pod no-op plan ($resources resources)" \
-	"$(awk -v a="$c0" -v b="$c1" -v t="$tick" -v r="$resources" 'BEGIN { printf "%.2f", (b - a) / t * 1000 / r }')" ms 5
-row_value "provider peak memory, $N pod workspaces" "$peak" MiB 200
+scale_rows "$N pod workspaces x 2 files, vs kubectl loop" "$((N * 3))" "$s0" "$s1" "$s2" "$s3" "$N pod workspaces" "kubectl exec sha256sum loop" "kubectl delete loop"

@@ -72,19 +72,7 @@ resource "sandbox_command" "c" {
 HCL
 
 echo "== $N Docker workspaces x (2 files + 1 command), -parallelism=$P: terraform vs a docker CLI loop, $P at a time"
-start_provider "$work/provider.log"
-tf() { TF_REATTACH_PROVIDERS=$reattach "$TF" -chdir="$work" "$@" -input=false -no-color -parallelism=$P; }
-t0=$(now)
-tf apply -auto-approve >"$work/apply.log" 2>&1 || { tail -50 "$work/apply.log" >&2; exit 1; }
-t1=$(now)
-c0=$(cpu_ticks "$pid")
-tf plan -detailed-exitcode >"$work/plan.log" 2>&1 || { echo "the plan after apply is not empty:" >&2; tail -50 "$work/plan.log" >&2; exit 1; }
-t2=$(now)
-c1=$(cpu_ticks "$pid")
-tf destroy -auto-approve >"$work/destroy.log" 2>&1 || { tail -50 "$work/destroy.log" >&2; exit 1; }
-t3=$(now)
-peak=$(peak_mib "$pid")
-stop_provider
+terraform_phases "$work"
 
 export IMAGE label work
 one_up() {
@@ -107,10 +95,4 @@ s2=$(now)
 seq "$N" | xargs -P "$P" -I{} bash -c 'one_rm {}'
 s3=$(now)
 
-resources=$((N * 4))
-row_ratio "apply, $N workspaces x (2 files + 1 command), vs docker CLI loop" "$(secs "$t0" "$t1")" "$(secs "$s0" "$s1")" 1.3
-row_ratio "no-op plan of them vs docker exec sha256sum loop" "$(secs "$t1" "$t2")" "$(secs "$s1" "$s2")" 1.3
-row_ratio "destroy of them vs docker rm -f loop" "$(secs "$t2" "$t3")" "$(secs "$s2" "$s3")" 1.3
-row_value "provider CPU per resource in that no-op plan ($resources resources)" \
-	"$(awk -v a="$c0" -v b="$c1" -v t="$tick" -v r="$resources" 'BEGIN { printf "%.2f", (b - a) / t * 1000 / r }')" ms 5
-row_value "provider peak memory, $N workspaces" "$peak" MiB 200
+scale_rows "$N workspaces x (2 files + 1 command), vs docker CLI loop" "$((N * 4))" "$s0" "$s1" "$s2" "$s3" "$N workspaces" "docker exec sha256sum loop" "docker rm -f loop"
