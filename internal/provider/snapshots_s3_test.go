@@ -103,13 +103,15 @@ func checkS3Index(t *testing.T, srv *fakes3.Server) resource.TestCheckFunc {
 }
 
 // The setup cache with the snapshots in S3: the data source finds the
-// prepared object by its index (skipping a planted bad index and one
-// below a deeper prefix), three agents restore it and skip the setup;
+// prepared object by its index (skipping a planted bad index, one below a
+// deeper prefix, and a valid copy whose id is not a plain name),
+// three agents restore it and skip the setup;
 // another setup text finds none; destroy removes the object and its index.
 func TestAccSnapshots_s3CacheSkipsSetup(t *testing.T) {
 	srv := fakes3.Start(t, "envs", nil)
 	t.Setenv("AWS_ACCESS_KEY_ID", srv.AccessKeyID)
 	t.Setenv("AWS_SECRET_ACCESS_KEY", srv.SecretAccessKey)
+	const oddID = "évil"
 	env := newTestEnv(t)
 	side := filepath.Join(t.TempDir(), "runs.log")
 	shell := fmt.Sprintf("echo run >> %s; printf 'tool\\n' > tool.txt", side)
@@ -126,6 +128,7 @@ func TestAccSnapshots_s3CacheSkipsSetup(t *testing.T) {
 				PreConfig: func() {
 					srv.PutObject(t, "envs/bogus.inputs.json", []byte("not an index"))
 					srv.PutObject(t, "envs/deeper/other.inputs.json", []byte("{}"))
+					plantOddCopy(t, srv, oddID)
 				},
 				Config: s3CacheConfig(env, srv, side, shell, true), ConfigVariables: s3Vars(srv),
 				Check: resource.ComposeTestCheckFunc(sideRuns(side, 1), forksHaveTool(3),
@@ -142,6 +145,8 @@ func TestAccSnapshots_s3CacheSkipsSetup(t *testing.T) {
 					func(*terraform.State) error {
 						srv.DeleteObject(t, "envs/bogus.inputs.json")
 						srv.DeleteObject(t, "envs/deeper/other.inputs.json")
+						srv.DeleteObject(t, "envs/"+oddID+".inputs.json")
+						srv.DeleteObject(t, "envs/"+oddID+".tar")
 						return nil
 					}),
 			},
@@ -175,4 +180,29 @@ data "sandbox_snapshots" "env" {
 			{Config: cfg, PlanOnly: true, ExpectError: regexp.MustCompile(`(?s)Cannot list the snapshots.*s3 LIST s3://envs/envs/`)},
 		},
 	})
+}
+
+// plantOddCopy copies the prepared snapshot's archive and index under the
+// id id (the index rewritten to name it), as a writer of the prefix could.
+func plantOddCopy(t *testing.T, srv *fakes3.Server, id string) {
+	for _, key := range srv.Keys(t) {
+		if !strings.HasSuffix(key, ".inputs.json") || strings.Count(key, "/") != 1 || strings.Contains(key, "bogus") {
+			continue
+		}
+		raw, _ := srv.Object(t, key)
+		var ix map[string]any
+		if err := json.Unmarshal(raw, &ix); err != nil {
+			t.Fatal(err)
+		}
+		tarball, _ := srv.Object(t, strings.TrimSuffix(key, ".inputs.json")+".tar")
+		ix["snapshot_id"] = id
+		b, err := json.Marshal(ix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv.PutObject(t, "envs/"+id+".tar", tarball)
+		srv.PutObject(t, "envs/"+id+".inputs.json", b)
+		return
+	}
+	t.Fatal("no index of the prepared snapshot to copy")
 }

@@ -24,7 +24,13 @@ const indexSuffix = ".inputs.json"
 // maxIndexBytes bounds an index file read back.
 const maxIndexBytes = 4096
 
-var hex64 = regexp.MustCompile(`^[0-9a-f]{64}$`)
+var (
+	hex64 = regexp.MustCompile(`^[0-9a-f]{64}$`)
+	// snapshotIDPattern is what a snapshot id this provider writes looks
+	// like (a UUID, or any plain name), so that an index planted under a key
+	// with control characters or odd bytes names no snapshot.
+	snapshotIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+)
 
 // SnapshotIndex is what an index file records.
 type SnapshotIndex struct {
@@ -167,8 +173,8 @@ func parseIndex(name string, b []byte) (SnapshotIndex, error) {
 	if err := json.Unmarshal(b, &ix); err != nil {
 		return SnapshotIndex{}, err
 	}
-	if name != ix.SnapshotID+indexSuffix || !hex64.MatchString(ix.SHA256) || !hex64.MatchString(ix.InputsSHA256) ||
-		ix.Size < 0 {
+	if name != ix.SnapshotID+indexSuffix || !snapshotIDPattern.MatchString(ix.SnapshotID) ||
+		!hex64.MatchString(ix.SHA256) || !hex64.MatchString(ix.InputsSHA256) || ix.Size < 0 {
 		return SnapshotIndex{}, errors.New("not an index this provider wrote")
 	}
 	return ix, nil
