@@ -15,6 +15,7 @@ import (
 	"github.com/moby/moby/api/types/network"
 	"github.com/moby/moby/client"
 
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/incontainer"
 )
 
@@ -90,6 +91,7 @@ type Daemon struct {
 	err  error
 
 	helpers  incontainer.HelperCache // containers whose helper answers
+	reads    backend.SharedReads     // lookups in flight
 	volumeMu sync.Mutex              // serialises filling helper volumes
 
 	mu        sync.Mutex
@@ -175,7 +177,9 @@ func (d *Daemon) Create(ctx context.Context, s Spec) (*Backend, error) {
 	if err := d.connect(ctx, created.ID, more...); err != nil {
 		return nil, err
 	}
-	if _, err := cli.ContainerStart(ctx, created.ID, client.ContainerStartOptions{}); err != nil {
+	_, err = cli.ContainerStart(ctx, created.ID, client.ContainerStartOptions{})
+	d.reads.Changed()
+	if err != nil {
 		return nil, fmt.Errorf("starting container %s: %w", short(created.ID), d.redactMounted(ctx, err, s.Volumes))
 	}
 	if err := b.InitRoot(ctx); err != nil {
@@ -262,6 +266,7 @@ func (d *Daemon) Remove(ctx context.Context, containerID string) error {
 		return err
 	}
 	_, err = cli.ContainerRemove(ctx, containerID, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
+	d.reads.Changed()
 	d.helpers.Forget(containerID)
 	d.mu.Lock()
 	delete(d.memLimits, containerID)

@@ -10,6 +10,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 )
 
 // Found is a workspace container as the daemon reports it.
@@ -32,7 +33,7 @@ type Found struct {
 // (one inspect), else any container carrying it. ok is false when there is
 // none. It only reads.
 func (d *Daemon) Lookup(ctx context.Context, uuid string) (Found, bool, error) {
-	c, ok, err := d.inspect(ctx, "sandbox-"+uuid)
+	c, ok, err := d.inspectShared(ctx, "sandbox-"+uuid)
 	if err != nil {
 		return Found{}, false, err
 	}
@@ -41,7 +42,7 @@ func (d *Daemon) Lookup(ctx context.Context, uuid string) (Found, bool, error) {
 		if err != nil || cid == "" {
 			return Found{}, false, err
 		}
-		if c, ok, err = d.inspect(ctx, cid); err != nil || !ok {
+		if c, ok, err = d.inspectShared(ctx, cid); err != nil || !ok {
 			return Found{}, false, err
 		}
 	}
@@ -163,4 +164,21 @@ func (d *Daemon) labelledOnce(ctx context.Context, uuid string) (string, error) 
 	}
 	return "", fmt.Errorf("%d containers carry the label %s=%s and none is named sandbox-%s: the workspace cannot be told apart "+
 		"from its copies; remove the copies, or rename the workspace's container back to sandbox-%s", len(own), LabelWorkspaceID, uuid, uuid, uuid)
+}
+
+// sharedInspect is an inspect's answer, shared by concurrent lookups.
+type sharedInspect struct {
+	c  container.InspectResponse
+	ok bool
+}
+
+// inspectShared is inspect for lookups: concurrent lookups of one
+// container share one request (backend.SharedReads). The answer is only
+// read, never changed, by those who share it.
+func (d *Daemon) inspectShared(ctx context.Context, id string) (container.InspectResponse, bool, error) {
+	r, err := backend.Shared(ctx, &d.reads, id, func(ctx context.Context) (sharedInspect, error) {
+		c, ok, err := d.inspect(ctx, id)
+		return sharedInspect{c, ok}, err
+	})
+	return r.c, r.ok, err
 }

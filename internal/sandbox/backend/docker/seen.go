@@ -35,4 +35,7 @@ func (b *Backend) inspect(ctx context.Context) (container.InspectResponse, bool,
 }
 
 // changed forgets what the lookup saw: b's container was just changed.
-func (b *Backend) changed() { b.seen.p.Store(nil) }
+func (b *Backend) changed() {
+	b.seen.p.Store(nil)
+	b.d.reads.Changed()
+}

@@ -156,6 +156,8 @@ type Response struct {
 	// Killed names the processes OpKillEnv killed (a helper of an older
 	// version gives only their count in Size).
 	Killed []proctree.Proc `json:"killed,omitempty"`
+	// Batch holds the answers of an OpBatch, one per operation, in order.
+	Batch []Response `json:"batch,omitempty"`
 }
 
 // Error is a failed operation: its kind and the message of the error.

@@ -23,7 +23,7 @@ const sealLineLen = 2*digestcache.KeySize + 1
 // Sealed reports whether op (with arg) uses the digest cache and so reads
 // a seal line first.
 func Sealed(op, arg string) bool {
-	return op == OpHash || op == OpWalk || op == OpWrite || (op == OpStat && arg == StatHash)
+	return op == OpHash || op == OpWalk || op == OpWrite || op == OpBatch || (op == OpStat && arg == StatHash)
 }
 
 // SealLine is the seal line for key (nil: no key).

@@ -71,6 +71,13 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return readOut(args[1], rel, arg, stdout, stderr)
 	case OpExport:
 		return exportOut(args[1], stdin, stdout, stderr)
+	case OpBatch:
+		resp, err := runBatch(context.Background(), local.New(args[1]).CacheFileDigests(), stdin)
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			return 2
+		}
+		return emit(stdout, stderr, resp)
 	}
 	resp, err := run(context.Background(), local.New(args[1]).CacheFileDigests(), op, rel, arg, stdin)
 	if errors.Is(err, errUsage) {

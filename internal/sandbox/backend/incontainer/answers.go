@@ -52,7 +52,7 @@ func streams(op string) bool {
 // answerCap is the largest answer accepted from op.
 func answerCap(op string) int {
 	switch op {
-	case fshelper.OpWalk, fshelper.OpWrite, fshelper.OpRemoveTree:
+	case fshelper.OpWalk, fshelper.OpWrite, fshelper.OpRemoveTree, fshelper.OpBatch:
 		return MaxListAnswerBytes
 	}
 	return MaxAnswerBytes

@@ -48,9 +48,20 @@ func (w *Workspace) HelperPath(ctx context.Context) (string, error) {
 }
 
 // helper runs one helper operation on the workspace and decodes its
-// response; a Response error comes back as an error wrapping the matching
+// response (through the workspace's queue when it can be batched, see
+// batch.go); a Response error comes back as an error wrapping the matching
 // backend sentinel.
 func (w *Workspace) helper(ctx context.Context, op, rel, arg string, stdin io.Reader) (fshelper.Response, error) {
+	if fshelper.Batchable(op) {
+		if in, hasIn, ok := batchInput(stdin); ok {
+			return w.queued(ctx, op, rel, arg, in, hasIn)
+		}
+	}
+	return w.helperNow(ctx, op, rel, arg, stdin)
+}
+
+// helperNow runs one helper operation in a process of its own.
+func (w *Workspace) helperNow(ctx context.Context, op, rel, arg string, stdin io.Reader) (fshelper.Response, error) {
 	w.countCall()
 	opCtx, cancel := withDeadline(ctx, op, arg)
 	defer cancel()

@@ -2,6 +2,7 @@ package incontainer
 
 import (
 	"archive/tar"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -52,10 +53,21 @@ func (w *Workspace) writeFiles(ctx context.Context, files []backend.BatchFile, p
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	pr, pw := io.Pipe()
-	go func() { pw.CloseWithError(writeTar(ctx, pw, files, pax)) }()
-	r, err := w.helper(ctx, fshelper.OpWrite, ".", "", pr)
-	pr.Close()
+	var r fshelper.Response
+	var err error
+	if len(files) == 1 && files[0].Size <= maxBatchedWrite {
+		// Small enough to wait in the workspace's queue (batch.go).
+		var buf bytes.Buffer
+		if err := writeTar(ctx, &buf, files, pax); err != nil {
+			return nil, err
+		}
+		r, err = w.helper(ctx, fshelper.OpWrite, ".", "", newMemInput(buf.Bytes()))
+	} else {
+		pr, pw := io.Pipe()
+		go func() { pw.CloseWithError(writeTar(ctx, pw, files, pax)) }()
+		r, err = w.helper(ctx, fshelper.OpWrite, ".", "", pr)
+		pr.Close()
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/util/retry"
 	"k8s.io/klog/v2"
 
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/incontainer"
 )
 
@@ -38,6 +39,7 @@ type Cluster struct {
 
 	helpers incontainer.HelperCache
 	execs   chan struct{}
+	reads   backend.SharedReads // pod lookups in flight
 
 	idMu sync.Mutex
 	id   string // ClusterID, once read

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/fshelper"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/incontainer"
 )
@@ -175,6 +176,7 @@ func (c *Cluster) Create(ctx context.Context, s Spec) (*Backend, error) {
 	if err := call(ctx, func() error {
 		var cerr error
 		created, cerr = cs.CoreV1().Pods(s.Namespace).Create(ctx, pod, metav1.CreateOptions{})
+		c.reads.Changed()
 		return cerr
 	}); err != nil {
 		return nil, fmt.Errorf("creating pod %s/%s: %w", s.Namespace, pod.Name, err)
@@ -244,11 +246,16 @@ func (c *Cluster) Lookup(ctx context.Context, ns, name string) (Pod, bool, error
 	if err != nil {
 		return Pod{}, false, err
 	}
-	var p *corev1.Pod
-	err = call(ctx, func() error {
-		var gerr error
-		p, gerr = cs.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
-		return gerr
+	// Concurrent lookups of one pod (the refresh of a workspace's
+	// entries) share one GET; the pod is only read.
+	p, err := backend.Shared(ctx, &c.reads, ns+"/"+name, func(ctx context.Context) (*corev1.Pod, error) {
+		var p *corev1.Pod
+		err := call(ctx, func() error {
+			var gerr error
+			p, gerr = cs.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+			return gerr
+		})
+		return p, err
 	})
 	if apierrors.IsNotFound(err) {
 		return Pod{}, false, nil
@@ -280,7 +287,7 @@ func (c *Cluster) Remove(ctx context.Context, ns, name string) error {
 	fg := metav1.DeletePropagationForeground
 	opts := metav1.DeleteOptions{GracePeriodSeconds: &grace, PropagationPolicy: &fg}
 	for _, del := range []func() error{
-		func() error { return cs.CoreV1().Pods(ns).Delete(ctx, name, opts) },
+		func() error { defer c.reads.Changed(); return cs.CoreV1().Pods(ns).Delete(ctx, name, opts) },
 		func() error { return cs.CoreV1().Services(ns).Delete(ctx, name, opts) },
 		func() error { return deleteExpiryJob(ctx, cs, ns, name, opts) },
 	} {
