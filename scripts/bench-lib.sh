@@ -16,7 +16,11 @@ peak_mib() { awk '/^VmHWM:/ { printf "%.1f", $2 / 1024 }' "/proc/$1/status"; }
 # start_provider LOG: starts $provider with -debug; sets pid and reattach
 # (the TF_REATTACH_PROVIDERS value Terraform uses to reach it).
 start_provider() {
-	"$provider" -debug >"$1" 2>&1 &
+	if [ -n "${COUNT_SOCK:-}" ]; then
+		DOCKER_HOST=unix://$COUNT_SOCK "$provider" -debug >"$1" 2>&1 &
+	else
+		"$provider" -debug >"$1" 2>&1 &
+	fi
 	pid=$!
 	reattach=
 	for _ in $(seq 100); do
@@ -60,10 +64,33 @@ row_value() {
 	record "$1" "$2 $3" "<= $4 $3" "$met"
 }
 
+# daemon_requests: the Docker API requests the provider has made so far,
+# when it was started behind the counting proxy at $COUNT_SOCK (see
+# start_dockercount), else nothing.
+daemon_requests() {
+	[ -n "${COUNT_SOCK:-}" ] && curl -sf --unix-socket "$COUNT_SOCK" http://docker/_count || true
+}
+
+# start_dockercount SOCK: starts the counting proxy (scripts/dockercount)
+# at SOCK in front of the daemon; the provider start_provider starts then
+# talks to the daemon through it.
+start_dockercount() {
+	local up=${DOCKER_HOST:-unix:///var/run/docker.sock}
+	go build -o "$BUILD/bin/dockercount" "$repo/scripts/dockercount"
+	"$BUILD/bin/dockercount" "$1" "${up#unix://}" &
+	count_pid=$!
+	for _ in $(seq 50); do
+		[ -S "$1" ] && break
+		sleep 0.1
+	done
+	COUNT_SOCK=$1
+}
+
 # terraform_phases DIR LABEL: with a provider started here, `terraform
 # apply`, a no-op `plan` and `destroy` of DIR at -parallelism=$P; sets
-# t0..t3 (phase boundaries), c0 and c1 (provider CPU ticks around the plan)
-# and peak (its peak memory, MiB). Any failure prints the log's end and exits.
+# t0..t3 (phase boundaries), c0 and c1 (provider CPU ticks around the plan),
+# r0 and r1 (its daemon requests around the plan, when counted) and peak
+# (its peak memory, MiB). Any failure prints the log's end and exits.
 terraform_phases() {
 	local dir=$1
 	start_provider "$dir/provider.log"
@@ -72,17 +99,20 @@ terraform_phases() {
 	tf apply -auto-approve >"$dir/apply.log" 2>&1 || { tail -50 "$dir/apply.log" >&2; exit 1; }
 	t1=$(now)
 	c0=$(cpu_ticks "$pid")
+	r0=$(daemon_requests)
 	tf plan -detailed-exitcode >"$dir/plan.log" 2>&1 || { echo "the plan after apply is not empty:" >&2; tail -50 "$dir/plan.log" >&2; exit 1; }
 	t2=$(now)
 	c1=$(cpu_ticks "$pid")
+	r1=$(daemon_requests)
 	tf destroy -auto-approve >"$dir/destroy.log" 2>&1 || { tail -50 "$dir/destroy.log" >&2; exit 1; }
 	t3=$(now)
 	peak=$(peak_mib "$pid")
 	stop_provider
 }
 
-# scale_rows WHAT N_RES S0 S1 S2 S3 PEAK_LABEL: the rows of an evaluation-scale
-# run timed by terraform_phases against a CLI loop timed s0..s3.
+# scale_rows WHAT N_RES S0 S1 S2 S3 PEAK_LABEL PLAN_BASE DESTROY_BASE N_WS: the
+# rows of an evaluation-scale run timed by terraform_phases against a CLI
+# loop timed s0..s3 (N_WS workspaces, for the requests per workspace).
 scale_rows() {
 	row_ratio "apply, $1" "$(secs "$t0" "$t1")" "$(secs "$3" "$4")" 1.3
 	row_ratio "no-op plan of them vs ${8}" "$(secs "$t1" "$t2")" "$(secs "$4" "$5")" 1.3
@@ -90,5 +120,9 @@ scale_rows() {
 	row_value "provider CPU per resource in that no-op plan ($2 resources)" \
 		"$(awk -v a="$c0" -v b="$c1" -v t="$tick" -v r="$2" 'BEGIN { printf "%.2f", (b - a) / t * 1000 / r }')" ms 5
 	row_value "provider peak memory, $7" "$peak" MiB 200
+	if [ -n "${r0:-}" ] && [ -n "${r1:-}" ]; then
+		row_value "daemon requests per workspace in that no-op plan" \
+			"$(awk -v a="$r0" -v b="$r1" -v n="${10}" 'BEGIN { printf "%.2f", (b - a) / n }')" requests 2
+	fi
 }
 

@@ -28,8 +28,10 @@ export SANDBOX_FS_HELPER=$BUILD/bin/sandbox-fs-helper
 work=$(mktemp -d "$BUILD/bench/scale.XXXXXX")
 label="sandbox-bench-scale=$$"
 pid=
+count_pid=
 cleanup() {
 	[ -n "$pid" ] && kill "$pid" 2>/dev/null || true
+	[ -n "$count_pid" ] && kill "$count_pid" 2>/dev/null || true
 	docker ps -aq --filter "label=$label" | xargs -r docker rm -f >/dev/null 2>&1 || true
 	rm -rf "$work"
 }
@@ -72,6 +74,7 @@ resource "sandbox_command" "c" {
 HCL
 
 echo "== $N Docker workspaces x (2 files + 1 command), -parallelism=$P: terraform vs a docker CLI loop, $P at a time"
+start_dockercount "$work/docker.sock"
 terraform_phases "$work"
 
 export IMAGE label work
@@ -95,4 +98,4 @@ s2=$(now)
 seq "$N" | xargs -P "$P" -I{} bash -c 'one_rm {}'
 s3=$(now)
 
-scale_rows "$N workspaces x (2 files + 1 command), vs docker CLI loop" "$((N * 4))" "$s0" "$s1" "$s2" "$s3" "$N workspaces" "docker exec sha256sum loop" "docker rm -f loop"
+scale_rows "$N workspaces x (2 files + 1 command), vs docker CLI loop" "$((N * 4))" "$s0" "$s1" "$s2" "$s3" "$N workspaces" "docker exec sha256sum loop" "docker rm -f loop" "$N"
