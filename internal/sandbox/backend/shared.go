@@ -3,6 +3,7 @@ package backend
 import (
 	"context"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -18,7 +19,21 @@ import (
 type SharedReads struct {
 	g   singleflight.Group
 	gen atomic.Int64
+
+	mu   sync.Mutex
+	last map[string]lastRead
 }
+
+// lastRead is a finished read kept for SharedFresh.
+type lastRead struct {
+	gen int64
+	at  time.Time
+	v   any
+}
+
+// RecentRead is how old a lookup of a container or pod may be to answer
+// the open of a workspace for one of its entries (SharedFresh).
+const RecentRead = 2 * time.Second
 
 // SharedReadTimeout bounds a shared read, which no single caller's
 // cancellation ends.
@@ -49,4 +64,33 @@ func Shared[T any](ctx context.Context, s *SharedReads, key string, read func(co
 	case <-ctx.Done():
 		return zero, ctx.Err()
 	}
+}
+
+// SharedFresh is Shared that also answers from a read of key that
+// finished less than maxAge ago, when this process has changed nothing
+// since: Terraform reads the workspace once per resource, the workspace
+// and each of its entries, one after the other, and a container or pod
+// does not change between them unless someone changes it.
+func SharedFresh[T any](ctx context.Context, s *SharedReads, key string, maxAge time.Duration, read func(context.Context) (T, error)) (T, error) {
+	gen := s.gen.Load()
+	s.mu.Lock()
+	l, ok := s.last[key]
+	s.mu.Unlock()
+	if ok && l.gen == gen && time.Since(l.at) < maxAge {
+		if v, ok := l.v.(T); ok {
+			return v, nil
+		}
+	}
+	v, err := Shared(ctx, s, key, read)
+	if err == nil {
+		s.mu.Lock()
+		if s.last == nil {
+			s.last = map[string]lastRead{}
+		}
+		if s.gen.Load() == gen {
+			s.last[key] = lastRead{gen: gen, at: time.Now(), v: v}
+		}
+		s.mu.Unlock()
+	}
+	return v, err
 }

@@ -90,7 +90,7 @@ func DockerID(uuid string) string { return docker.Kind + ":" + uuid }
 type dockerDriver struct{ e *Engine }
 
 func (d dockerDriver) open(ctx context.Context, ref Ref) (*Workspace, error) {
-	c, ok, err := d.e.docker.Lookup(ctx, ref.UUID)
+	c, ok, err := d.e.docker.LookupRecent(ctx, ref.UUID)
 	if err != nil {
 		return nil, err
 	}

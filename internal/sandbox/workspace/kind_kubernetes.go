@@ -72,7 +72,7 @@ type kubernetesDriver struct{ e *Engine }
 
 func (d kubernetesDriver) open(ctx context.Context, ref Ref) (*Workspace, error) {
 	name := kubernetes.PodName(ref.UUID)
-	p, ok, err := d.e.kube.Lookup(ctx, ref.Namespace, name)
+	p, ok, err := d.e.kube.LookupRecent(ctx, ref.Namespace, name)
 	if err != nil {
 		return nil, err
 	}

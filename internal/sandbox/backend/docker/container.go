@@ -95,14 +95,15 @@ type Daemon struct {
 	volumeMu sync.Mutex              // serialises filling helper volumes
 
 	mu        sync.Mutex
-	daemonID  string          // docker info ID, once read
-	runtimes  *runtimeInfo    // docker info runtimes, once read
-	memLimits map[string]bool // container id -> whether it has a memory limit
+	daemonID  string                       // docker info ID, once read
+	runtimes  *runtimeInfo                 // docker info runtimes, once read
+	memLimits map[string]bool              // container id -> whether it has a memory limit
+	imgLabels map[string]map[string]string // image id (digest) -> its labels
 }
 
 // NewDaemon returns a Daemon for cfg; nothing is contacted until used.
 func NewDaemon(cfg HostConfig) *Daemon {
-	return &Daemon{cfg: cfg, memLimits: map[string]bool{}}
+	return &Daemon{cfg: cfg, memLimits: map[string]bool{}, imgLabels: map[string]map[string]string{}}
 }
 
 func (d *Daemon) api() (*client.Client, error) {
@@ -286,6 +287,7 @@ func (d *Daemon) Open(containerID, root string) *Backend {
 		MemoryLimited: func(ctx context.Context) bool { return d.memoryLimited(ctx, containerID) },
 		ExplainBroken: b.explainBroken,
 		Protected:     b.protectedHelper,
+		Ran:           d.reads.Changed,
 	})
 	return b
 }

@@ -5,6 +5,9 @@ import (
 
 	"context"
 	"fmt"
+	"strings"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 )
 
 // Describe reads Info from the daemon.
@@ -20,12 +23,7 @@ func (b *Backend) Describe(ctx context.Context) (spec.DockerInfo, error) {
 	if c.Config != nil {
 		info.Image = c.Config.Image
 		// Labels the image itself carries were not given at creation.
-		var inherited map[string]string
-		if cli, err := b.d.api(); err == nil {
-			if img, err := cli.ImageInspect(ctx, c.Image); err == nil && img.Config != nil {
-				inherited = img.Config.Labels
-			}
-		}
+		inherited := b.d.imageLabels(ctx, c.Image)
 		for k, v := range c.Config.Labels {
 			if iv, ok := inherited[k]; k == LabelWorkspaceID || k == LabelRoot || k == LabelSpec || expiryLabel(k) || (ok && iv == v) {
 				continue
@@ -71,4 +69,40 @@ func (b *Backend) Describe(ctx context.Context) (spec.DockerInfo, error) {
 	_, def, _ := b.d.Runtimes(ctx)
 	info.Isolation = readIsolation(c.Config, c.HostConfig, root, def, label.Runtime, info.FUSE)
 	return info, nil
+}
+
+// imageLabels returns the labels of the image with the given id (a
+// content digest, so what it says never changes): read once per process
+// and image, concurrent first reads sharing one request. nil when the
+// image cannot be read.
+func (d *Daemon) imageLabels(ctx context.Context, id string) map[string]string {
+	d.mu.Lock()
+	l, ok := d.imgLabels[id]
+	d.mu.Unlock()
+	if ok {
+		return l
+	}
+	l, err := backend.Shared(ctx, &d.reads, "image "+id, func(ctx context.Context) (map[string]string, error) {
+		cli, err := d.api()
+		if err != nil {
+			return nil, err
+		}
+		img, err := cli.ImageInspect(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if img.Config == nil {
+			return map[string]string{}, nil
+		}
+		return img.Config.Labels, nil
+	})
+	if err != nil {
+		return nil
+	}
+	if strings.HasPrefix(id, "sha256:") {
+		d.mu.Lock()
+		d.imgLabels[id] = l
+		d.mu.Unlock()
+	}
+	return l
 }

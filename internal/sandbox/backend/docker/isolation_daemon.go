@@ -13,6 +13,7 @@ import (
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
 
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/fshelper"
 )
 
@@ -101,19 +102,26 @@ func (d *Daemon) Runtimes(ctx context.Context) ([]string, string, error) {
 	if r != nil {
 		return r.names, r.def, nil
 	}
-	cli, err := d.api()
+	// Concurrent first reads (the refresh of many workspaces) share one.
+	r, err := backend.Shared(ctx, &d.reads, "docker info", func(ctx context.Context) (*runtimeInfo, error) {
+		cli, err := d.api()
+		if err != nil {
+			return nil, err
+		}
+		info, err := cli.Info(ctx, client.InfoOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("reading the Docker daemon's runtimes: %w", err)
+		}
+		r := &runtimeInfo{def: info.Info.DefaultRuntime}
+		for name := range info.Info.Runtimes {
+			r.names = append(r.names, name)
+		}
+		slices.Sort(r.names)
+		return r, nil
+	})
 	if err != nil {
 		return nil, "", err
 	}
-	info, err := cli.Info(ctx, client.InfoOptions{})
-	if err != nil {
-		return nil, "", fmt.Errorf("reading the Docker daemon's runtimes: %w", err)
-	}
-	r = &runtimeInfo{def: info.Info.DefaultRuntime}
-	for name := range info.Info.Runtimes {
-		r.names = append(r.names, name)
-	}
-	slices.Sort(r.names)
 	d.mu.Lock()
 	d.runtimes = r
 	d.mu.Unlock()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
@@ -33,7 +34,19 @@ type Found struct {
 // (one inspect), else any container carrying it. ok is false when there is
 // none. It only reads.
 func (d *Daemon) Lookup(ctx context.Context, uuid string) (Found, bool, error) {
-	c, ok, err := d.inspectShared(ctx, "sandbox-"+uuid)
+	return d.lookup(ctx, uuid, 0)
+}
+
+// LookupRecent is Lookup that may answer from a lookup of the same
+// container that finished less than backend.RecentRead ago, when this
+// process has changed no container since (backend.SharedFresh): the open
+// of a workspace for each of its entries.
+func (d *Daemon) LookupRecent(ctx context.Context, uuid string) (Found, bool, error) {
+	return d.lookup(ctx, uuid, backend.RecentRead)
+}
+
+func (d *Daemon) lookup(ctx context.Context, uuid string, maxAge time.Duration) (Found, bool, error) {
+	c, ok, err := d.inspectShared(ctx, "sandbox-"+uuid, maxAge)
 	if err != nil {
 		return Found{}, false, err
 	}
@@ -42,7 +55,7 @@ func (d *Daemon) Lookup(ctx context.Context, uuid string) (Found, bool, error) {
 		if err != nil || cid == "" {
 			return Found{}, false, err
 		}
-		if c, ok, err = d.inspectShared(ctx, cid); err != nil || !ok {
+		if c, ok, err = d.inspectShared(ctx, cid, maxAge); err != nil || !ok {
 			return Found{}, false, err
 		}
 	}
@@ -173,10 +186,11 @@ type sharedInspect struct {
 }
 
 // inspectShared is inspect for lookups: concurrent lookups of one
-// container share one request (backend.SharedReads). The answer is only
+// container share one request (backend.SharedReads), and with maxAge a
+// recent one answers. The answer is only
 // read, never changed, by those who share it.
-func (d *Daemon) inspectShared(ctx context.Context, id string) (container.InspectResponse, bool, error) {
-	r, err := backend.Shared(ctx, &d.reads, id, func(ctx context.Context) (sharedInspect, error) {
+func (d *Daemon) inspectShared(ctx context.Context, id string, maxAge time.Duration) (container.InspectResponse, bool, error) {
+	r, err := backend.SharedFresh(ctx, &d.reads, "container "+id, maxAge, func(ctx context.Context) (sharedInspect, error) {
 		c, ok, err := d.inspect(ctx, id)
 		return sharedInspect{c, ok}, err
 	})

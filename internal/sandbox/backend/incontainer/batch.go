@@ -98,15 +98,19 @@ func (w *Workspace) queued(ctx context.Context, op, rel, arg string, in []byte, 
 		return w.helperNow(ctx, op, rel, arg, c.stdin())
 	}
 	q.mu.Lock()
+	q.pending = append(q.pending, c)
 	if !q.busy {
+		// The leader runs at once (alone, a plain helper process) and
+		// hands on what arrives meanwhile.
 		q.busy = true
 		q.mu.Unlock()
-		resp, err := w.helperNow(ctx, op, rel, arg, c.stdin())
-		q.release()
-		return resp, err
+		if calls := q.take(); calls != nil { // nil: idle again
+			q.run(calls)
+			q.release()
+		}
+	} else {
+		q.mu.Unlock()
 	}
-	q.pending = append(q.pending, c)
-	q.mu.Unlock()
 	select {
 	case <-c.done:
 		return c.resp, c.err
@@ -115,8 +119,8 @@ func (w *Workspace) queued(ctx context.Context, op, rel, arg string, in []byte, 
 	}
 }
 
-// release ends a run: what waited meanwhile goes on in a goroutine of its
-// own, else the queue is idle again.
+// release ends the leader's run: what waited meanwhile goes on in a
+// goroutine of its own, else the queue is idle again.
 func (q *queue) release() {
 	q.mu.Lock()
 	defer q.mu.Unlock()

@@ -56,6 +56,9 @@ func (w *Workspace) Exec(ctx context.Context, req sandbox.ExecRequest) (sandbox.
 		}
 	}
 	res, err := w.r.Run(runCtx, Proc{Argv: req.Argv, User: req.User, WorkDir: workdir, Env: env, Limit: backend.MaxOutputBytes})
+	if w.hooks.Ran != nil {
+		w.hooks.Ran()
+	}
 	if err == nil {
 		if serr := startFailure(req, res); serr != nil {
 			return res, serr

@@ -73,4 +73,8 @@ type Hooks struct {
 	// answers. An error means the container's helper must not be used.
 	// When Protected returns a path, nothing is ever installed.
 	Protected func(ctx context.Context, h Helper) (string, error)
+	// Ran, when set, is called after each command Exec ran (whatever its
+	// outcome): a command may have stopped or changed the container, so
+	// recent lookups of it are not to be reused.
+	Ran func()
 }

@@ -28,7 +28,7 @@ var (
 func (c *Cluster) Open(ns, name, root string) *Backend {
 	r := &podRunner{c: c, ns: ns, name: name, container: containerName}
 	b := &Backend{c: c, ns: ns, name: name}
-	b.Workspace = incontainer.New(r, ns+"/"+name, root, &c.helpers, incontainer.Hooks{Protected: b.protectedHelper})
+	b.Workspace = incontainer.New(r, ns+"/"+name, root, &c.helpers, incontainer.Hooks{Protected: b.protectedHelper, Ran: c.reads.Changed})
 	r.ws = b.Workspace
 	return b
 }

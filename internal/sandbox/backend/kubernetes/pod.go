@@ -242,13 +242,25 @@ type Pod struct {
 // Lookup reads the pod name in ns; found is false when there is none. It
 // only reads.
 func (c *Cluster) Lookup(ctx context.Context, ns, name string) (Pod, bool, error) {
+	return c.lookup(ctx, ns, name, 0)
+}
+
+// LookupRecent is Lookup that may answer from a lookup of the same pod
+// that finished less than backend.RecentRead ago, when this process has
+// created or deleted no pod since (backend.SharedFresh): the open of a
+// workspace for each of its entries.
+func (c *Cluster) LookupRecent(ctx context.Context, ns, name string) (Pod, bool, error) {
+	return c.lookup(ctx, ns, name, backend.RecentRead)
+}
+
+func (c *Cluster) lookup(ctx context.Context, ns, name string, maxAge time.Duration) (Pod, bool, error) {
 	cs, _, err := c.client()
 	if err != nil {
 		return Pod{}, false, err
 	}
 	// Concurrent lookups of one pod (the refresh of a workspace's
 	// entries) share one GET; the pod is only read.
-	p, err := backend.Shared(ctx, &c.reads, ns+"/"+name, func(ctx context.Context) (*corev1.Pod, error) {
+	p, err := backend.SharedFresh(ctx, &c.reads, ns+"/"+name, maxAge, func(ctx context.Context) (*corev1.Pod, error) {
 		var p *corev1.Pod
 		err := call(ctx, func() error {
 			var gerr error
