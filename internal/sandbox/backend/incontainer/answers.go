@@ -52,7 +52,7 @@ func streams(op string) bool {
 // answerCap is the largest answer accepted from op.
 func answerCap(op string) int {
 	switch op {
-	case fshelper.OpWalk, fshelper.OpWrite, fshelper.OpRemoveTree, fshelper.OpBatch:
+	case fshelper.OpWalk, fshelper.OpWrite, fshelper.OpRemoveTree:
 		return MaxListAnswerBytes
 	}
 	return MaxAnswerBytes

@@ -256,11 +256,15 @@ func runBatch(calls []*call) (answers []batchAnswer, supported bool, err error) 
 	w.countCall()
 	p, err := w.startedHelper(ctx, change)
 	if err != nil {
-		return nil, true, w.runErr(ctx, ctx, fshelper.OpBatch, ".", "", MaxListAnswerBytes, err)
+		return nil, true, w.runErr(ctx, ctx, fshelper.OpBatch, ".", "", len(calls)*MaxAnswerBytes, err)
 	}
-	res, err := w.r.Run(ctx, w.helperProc(p, fshelper.OpBatch, ".", "", bytes.NewReader(list)))
+	// Each operation's answer is bounded as when it runs alone.
+	limit := len(calls) * MaxAnswerBytes
+	proc := w.helperProc(p, fshelper.OpBatch, ".", "", bytes.NewReader(list))
+	proc.Limit = limit
+	res, err := w.r.Run(ctx, proc)
 	if err != nil {
-		return nil, true, w.runErr(ctx, ctx, fshelper.OpBatch, ".", "", MaxListAnswerBytes, err)
+		return nil, true, w.runErr(ctx, ctx, fshelper.OpBatch, ".", "", limit, err)
 	}
 	if res.ExitCode == 2 && strings.Contains(string(res.Stderr), "unknown operation") {
 		return nil, false, nil

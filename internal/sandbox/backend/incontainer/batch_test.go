@@ -239,3 +239,46 @@ func sha256Hex(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:])
 }
+
+// A batch answer is bounded as its operations' answers would be alone:
+// an endless one is cut at that bound and fails every operation in it.
+func TestQueue_batchAnswerBounded(t *testing.T) {
+	release := make(chan struct{})
+	f := &fakeRunner{answer: func(ctx context.Context, p Proc, out io.Writer) error {
+		if p.Argv[1] == fshelper.OpBatch {
+			if p.Limit != 2*MaxAnswerBytes {
+				t.Errorf("a batch of 2 answers up to %d bytes, want %d", p.Limit, 2*MaxAnswerBytes)
+			}
+			return endless(ctx, out)
+		}
+		<-release
+		_, err := io.WriteString(out, `{"info":{"path":"a"}}`)
+		return err
+	}}
+	w := New(f, "batch-bounded", "/workspace", &HelperCache{}, Hooks{})
+	w.cache.remember("batch-bounded", "/.sandbox-fs-helper/0/sandbox-fs-helper")
+	first := make(chan error, 1)
+	go func() { _, err := w.Stat(context.Background(), "a"); first <- err }()
+	for !w.queue().isBusy() {
+		time.Sleep(time.Millisecond)
+	}
+	errs := make(chan error, 2)
+	for _, rel := range []string{"b", "c"} {
+		go func() { _, err := w.Stat(context.Background(), rel); errs <- err }()
+	}
+	for w.queue().waiting() < 2 {
+		time.Sleep(time.Millisecond)
+	}
+	close(release)
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := <-errs; !errors.Is(err, ErrBadAnswer) {
+			t.Fatalf("an endless batch answer: %v, want ErrBadAnswer", err)
+		}
+	}
+	if f.sent > 3*MaxAnswerBytes {
+		t.Fatalf("%d bytes of the answer were taken in", f.sent)
+	}
+}
