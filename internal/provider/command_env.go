@@ -20,7 +20,7 @@ import (
 // command, or re-creates the container).
 func envWOAttributes(what string, versionMods ...planmodifier.Int64) (schema.MapAttribute, schema.Int64Attribute) {
 	return schema.MapAttribute{
-			Optional: true, WriteOnly: true, Sensitive: true, ElementType: types.StringType,
+			Optional: true, WriteOnly: true, ElementType: types.StringType,
 			MarkdownDescription: envWODescription,
 		}, schema.Int64Attribute{
 			Optional:            true,

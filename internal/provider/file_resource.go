@@ -86,7 +86,6 @@ func (fileEntry) schema() schema.Schema {
 	attrs["content_wo"] = schema.StringAttribute{
 		Optional:  true,
 		WriteOnly: true,
-		Sensitive: true,
 		MarkdownDescription: "Secret content: a write-only attribute (Terraform 1.11 or later) that never lands in state or plan " +
 			"output. Its digests stay null, so a change to it is applied only when `content_wo_version` changes; a deleted file, " +
 			"mode or group is still detected and restored.",

@@ -57,7 +57,7 @@ type gitRepoModel struct {
 }
 
 func writeOnly(desc string) schema.StringAttribute {
-	return schema.StringAttribute{Optional: true, Sensitive: true, WriteOnly: true, MarkdownDescription: desc +
+	return schema.StringAttribute{Optional: true, WriteOnly: true, MarkdownDescription: desc +
 		" Write-only: never stored in state or shown in plans, and removed from every error message."}
 }
 

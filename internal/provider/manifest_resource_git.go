@@ -45,10 +45,10 @@ func manifestGitAttributes(attrs map[string]schema.Attribute) {
 		Validators: []validator.Map{gitURLsValidator{}},
 	}
 	wo := func(desc string) schema.StringAttribute {
-		return schema.StringAttribute{Optional: true, Sensitive: true, WriteOnly: true, MarkdownDescription: desc}
+		return schema.StringAttribute{Optional: true, WriteOnly: true, MarkdownDescription: desc}
 	}
 	attrs["git_credentials_wo"] = schema.MapNestedAttribute{
-		Optional: true, Sensitive: true, WriteOnly: true,
+		Optional: true, WriteOnly: true,
 		MarkdownDescription: "Credentials per `git_repo` entry path, as `sandbox_git_repo`'s: `token` (HTTP(S), alone), " +
 			"`username` with `password` (HTTP(S)), or `ssh_private_key` (ssh URLs). Write-only: never stored in state or " +
 			"shown in plans, and removed from every error message. A key that names no `git_repo` entry fails the plan.",

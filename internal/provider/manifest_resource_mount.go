@@ -44,11 +44,11 @@ func mountCredentialFields() map[string][]string {
 func manifestMountAttributes(attrs map[string]schema.Attribute) {
 	nested := map[string]schema.Attribute{}
 	for f, types := range mountCredentialFields() {
-		nested[f] = schema.StringAttribute{Optional: true, Sensitive: true, WriteOnly: true,
+		nested[f] = schema.StringAttribute{Optional: true, WriteOnly: true,
 			MarkdownDescription: "`" + f + "` for " + backtickList(types) + " entries (the mount resource's `" + f + "_wo`)."}
 	}
 	attrs["mount_credentials_wo"] = schema.MapNestedAttribute{
-		Optional: true, Sensitive: true, WriteOnly: true,
+		Optional: true, WriteOnly: true,
 		MarkdownDescription: "Secrets of mount entries per entry path, named as in the Python SDK (the mount resources' " +
 			"`*_wo` attributes without `_wo`): `{ data = { access_key_id = ..., secret_access_key = ... } }`. Write-only: " +
 			"never in state or plans, removed from errors. A key naming no mount entry, or a field its type lacks, fails " +

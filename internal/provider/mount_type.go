@@ -93,7 +93,7 @@ func (k mountType) fieldAttributes() map[string]schema.Attribute {
 	for _, f := range k.fields {
 		if f.secret {
 			out[f.attr()] = schema.StringAttribute{
-				Optional: true, Sensitive: true, WriteOnly: true,
+				Optional: true, WriteOnly: true,
 				MarkdownDescription: f.desc + authorityFieldNote(f.name),
 			}
 			continue

@@ -27,7 +27,7 @@ const s3EnvCredentialsNote = "Without them the standard `AWS_ACCESS_KEY_ID`, `AW
 // replace is the plan modifier of the plain ones (nil for none).
 func s3AccessAttributes(replace []planmodifier.String) map[string]schema.Attribute {
 	secret := func(desc string) schema.StringAttribute {
-		return schema.StringAttribute{Optional: true, Sensitive: true, WriteOnly: true, MarkdownDescription: desc +
+		return schema.StringAttribute{Optional: true, WriteOnly: true, MarkdownDescription: desc +
 			" Write-only: never in state or plan.", Validators: []validator.String{noLineBreaks{}}}
 	}
 	return map[string]schema.Attribute{

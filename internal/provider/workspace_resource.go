@@ -285,7 +285,11 @@ func (r *workspaceResource) Read(ctx context.Context, req resource.ReadRequest, 
 	}
 	// A stopped container has no port bindings: its endpoints are known
 	// again once the apply has started it. A paused one keeps them.
-	pausedFlag := []byte("false")
+	// Recorded only while paused (an empty value removes the key): a
+	// running workspace's private state stays as the create left it, so a
+	// refresh that finds nothing changed changes nothing, and
+	// `plan -refresh-only -detailed-exitcode` exits 0.
+	var pausedFlag []byte
 	if w.Paused {
 		pausedFlag = []byte("true")
 	}
