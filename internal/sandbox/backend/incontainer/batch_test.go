@@ -59,6 +59,7 @@ func (h *helperRunner) Run(ctx context.Context, p Proc) (sandbox.ExecResult, err
 
 func helperWorkspace(t *testing.T, key string, old bool) (*Workspace, *helperRunner) {
 	t.Helper()
+	key = uniqueKey(t, key)
 	h := &helperRunner{dir: t.TempDir(), latency: 20 * time.Millisecond, oldHelper: old}
 	t.Setenv("SANDBOX_DIGEST_CACHE", "off")
 	w := New(h, key, "/workspace", &HelperCache{}, Hooks{})
@@ -185,20 +186,24 @@ func TestQueue_oldHelperRunsOneByOne(t *testing.T) {
 	}
 }
 
-// An answer that does not answer each operation fails them all.
-func TestQueue_batchAnswerChecked(t *testing.T) {
-	started := make(chan struct{})
-	f := &fakeRunner{answer: func(_ context.Context, p Proc, out io.Writer) error {
+// batchOfTwo runs a stat of "a" alone, then stats of "b" and "c" that
+// arrive while it runs and so go as one batch, against a helper that
+// answers a batch with batch(ctx, p, out) and a lone stat of "a" once the
+// two wait. It returns the lone stat's error, then the two batched ones'.
+func batchOfTwo(t *testing.T, key string, batch func(ctx context.Context, p Proc, out io.Writer) error) (*fakeRunner, []error) {
+	t.Helper()
+	key = uniqueKey(t, key)
+	release := make(chan struct{})
+	f := &fakeRunner{answer: func(ctx context.Context, p Proc, out io.Writer) error {
 		if p.Argv[1] == fshelper.OpBatch {
-			_, err := io.WriteString(out, `{"batch":[{"info":{"path":"elsewhere"}}]}`)
-			return err
+			return batch(ctx, p, out)
 		}
-		<-started
+		<-release
 		_, err := io.WriteString(out, `{"info":{"path":"a"}}`)
 		return err
 	}}
-	w := New(f, "batch-answers", "/workspace", &HelperCache{}, Hooks{})
-	w.cache.remember("batch-answers", "/.sandbox-fs-helper/0/sandbox-fs-helper")
+	w := New(f, key, "/workspace", &HelperCache{}, Hooks{})
+	w.cache.remember(key, "/.sandbox-fs-helper/0/sandbox-fs-helper")
 	first := make(chan error, 1)
 	go func() { _, err := w.Stat(context.Background(), "a"); first <- err }()
 	for !w.queue().isBusy() {
@@ -211,14 +216,52 @@ func TestQueue_batchAnswerChecked(t *testing.T) {
 	for w.queue().waiting() < 2 {
 		time.Sleep(time.Millisecond)
 	}
-	close(started)
-	if err := <-first; err != nil {
-		t.Fatalf("the first stat: %v", err)
+	close(release)
+	firstErr := <-first
+	return f, []error{firstErr, <-errs, <-errs}
+}
+
+// uniqueKey makes key one container's alone for this run of the test:
+// queues are kept per container for the life of the process.
+func uniqueKey(t *testing.T, key string) string {
+	return key + "-" + t.TempDir()
+}
+
+// An answer that does not answer each operation fails them all.
+func TestQueue_batchAnswerChecked(t *testing.T) {
+	_, errs := batchOfTwo(t, "batch-answers", func(_ context.Context, _ Proc, out io.Writer) error {
+		_, err := io.WriteString(out, `{"batch":[{"info":{"path":"elsewhere"}}]}`)
+		return err
+	})
+	if errs[0] != nil {
+		t.Fatalf("the first stat: %v", errs[0])
 	}
-	for range 2 {
-		if err := <-errs; !errors.Is(err, ErrBadAnswer) {
+	for _, err := range errs[1:] {
+		if !errors.Is(err, ErrBadAnswer) {
 			t.Fatalf("a batch answering 1 of 2 operations: %v, want ErrBadAnswer", err)
 		}
+	}
+}
+
+// A batch answer is bounded as its operations' answers would be alone:
+// an endless one is cut at that bound and fails every operation in it.
+func TestQueue_batchAnswerBounded(t *testing.T) {
+	f, errs := batchOfTwo(t, "batch-bounded", func(ctx context.Context, p Proc, out io.Writer) error {
+		if p.Limit != 2*MaxAnswerBytes {
+			t.Errorf("a batch of 2 answers up to %d bytes, want %d", p.Limit, 2*MaxAnswerBytes)
+		}
+		return endless(ctx, out)
+	})
+	if errs[0] != nil {
+		t.Fatal(errs[0])
+	}
+	for _, err := range errs[1:] {
+		if !errors.Is(err, ErrBadAnswer) {
+			t.Fatalf("an endless batch answer: %v, want ErrBadAnswer", err)
+		}
+	}
+	if f.sent > 3*MaxAnswerBytes {
+		t.Fatalf("%d bytes of the answer were taken in", f.sent)
 	}
 }
 
@@ -238,47 +281,4 @@ func (q *queue) waiting() int {
 func sha256Hex(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:])
-}
-
-// A batch answer is bounded as its operations' answers would be alone:
-// an endless one is cut at that bound and fails every operation in it.
-func TestQueue_batchAnswerBounded(t *testing.T) {
-	release := make(chan struct{})
-	f := &fakeRunner{answer: func(ctx context.Context, p Proc, out io.Writer) error {
-		if p.Argv[1] == fshelper.OpBatch {
-			if p.Limit != 2*MaxAnswerBytes {
-				t.Errorf("a batch of 2 answers up to %d bytes, want %d", p.Limit, 2*MaxAnswerBytes)
-			}
-			return endless(ctx, out)
-		}
-		<-release
-		_, err := io.WriteString(out, `{"info":{"path":"a"}}`)
-		return err
-	}}
-	w := New(f, "batch-bounded", "/workspace", &HelperCache{}, Hooks{})
-	w.cache.remember("batch-bounded", "/.sandbox-fs-helper/0/sandbox-fs-helper")
-	first := make(chan error, 1)
-	go func() { _, err := w.Stat(context.Background(), "a"); first <- err }()
-	for !w.queue().isBusy() {
-		time.Sleep(time.Millisecond)
-	}
-	errs := make(chan error, 2)
-	for _, rel := range []string{"b", "c"} {
-		go func() { _, err := w.Stat(context.Background(), rel); errs <- err }()
-	}
-	for w.queue().waiting() < 2 {
-		time.Sleep(time.Millisecond)
-	}
-	close(release)
-	if err := <-first; err != nil {
-		t.Fatal(err)
-	}
-	for range 2 {
-		if err := <-errs; !errors.Is(err, ErrBadAnswer) {
-			t.Fatalf("an endless batch answer: %v, want ErrBadAnswer", err)
-		}
-	}
-	if f.sent > 3*MaxAnswerBytes {
-		t.Fatalf("%d bytes of the answer were taken in", f.sent)
-	}
 }
