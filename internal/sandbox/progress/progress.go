@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -155,3 +156,15 @@ func (pr *progressReader) Read(b []byte) (int, error) {
 	pr.p.Add(0, int64(n))
 	return n, err
 }
+
+// SourceFile is the open file the reader reads from, nil when it reads
+// from something else: a write may copy its bytes inside the kernel
+// (copy_file_range) instead of reading them, and then reports them with
+// Copied.
+func (pr *progressReader) SourceFile() *os.File {
+	f, _ := pr.r.(*os.File)
+	return f
+}
+
+// Copied counts n bytes taken from SourceFile without Read as done.
+func (pr *progressReader) Copied(n int64) { pr.p.Add(0, n) }

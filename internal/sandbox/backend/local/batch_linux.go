@@ -194,6 +194,14 @@ func (s *batchState) feed(ctx context.Context, b *Backend, root *fd, next func()
 			}
 			continue
 		}
+		if src, _ := kernelSource(it.R); src != nil { // copied inside the kernel, in stream order
+			p, res, err := stageClosed(ctx, pfd, rel, base, it)
+			s.done(s.slot(), p, res, err)
+			if err != nil {
+				return err
+			}
+			continue
+		}
 		bp := chunkPool.Get().(*[]byte) //nolint:forcetypeassert // the pool holds only *[]byte
 		n, rerr := io.ReadFull(it.R, *bp)
 		i := s.slot()

@@ -100,10 +100,18 @@ func stage(ctx context.Context, pfd *fd, rel, base string, it BatchItem) (*stage
 }
 
 // fill copies it.R into f while hashing, checks the checksum and sets the
-// mode.
+// mode. Content from a large enough regular file is copied inside the
+// kernel and hashed back from f (kernelFill); anything else is streamed
+// through a buffer and hashed on the way.
 func fill(ctx context.Context, f *os.File, rel string, it BatchItem) (sandbox.WriteResult, error) {
 	h := sha256.New()
-	n, err := checksum.CopyChunks(ctx, &hashingFile{f: f, h: h}, it.R)
+	n, err := int64(0), errNoKernelCopy
+	if src, counted := kernelSource(it.R); src != nil {
+		n, err = kernelFill(ctx, f, src, h, counted)
+	}
+	if errors.Is(err, errNoKernelCopy) {
+		n, err = checksum.CopyChunks(ctx, &hashingFile{f: f, h: h}, it.R)
+	}
 	if err != nil {
 		return sandbox.WriteResult{}, fmt.Errorf("write %s: %w", rel, err)
 	}
@@ -194,7 +202,7 @@ func createTemp(dir *fd, rel, base string) (*os.File, string, error) {
 	if err := sweepTemp(dir, tmp); err != nil {
 		return nil, "", &fs.PathError{Op: "write", Path: rel, Err: err}
 	}
-	f, err := dir.openAt(tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW, 0o600)
+	f, err := dir.openAt(tmp, unix.O_RDWR|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW, 0o600) // read back to hash a kernel copy
 	if err != nil {
 		return nil, "", &fs.PathError{Op: "write", Path: rel, Err: err}
 	}
