@@ -4,6 +4,8 @@ package fshelper
 
 import (
 	"archive/tar"
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -189,9 +191,19 @@ func run(ctx context.Context, b *local.Backend, op, rel, arg string, stdin io.Re
 	return Response{}, fmt.Errorf("%w: unknown operation %q", errUsage, op)
 }
 
-// writeTar writes every regular-file member of the tar stream on r as one
-// local.Backend.WriteBatch, then drains r.
-func writeTar(ctx context.Context, b *local.Backend, r io.Reader) ([]sandbox.WriteResult, error) {
+// stdinBufSize is how much of a write's tar stream is read from stdin at
+// once: the tar reader reads each header (512 bytes) and each padding on
+// its own, a system call each on an unbuffered pipe.
+const stdinBufSize = 256 << 10
+
+// writeTar writes every regular-file member of the tar stream on in as one
+// local.Backend.WriteBatch, then drains in. A stream not already in memory
+// (a batched write's) is read through a buffer.
+func writeTar(ctx context.Context, b *local.Backend, in io.Reader) ([]sandbox.WriteResult, error) {
+	r := in
+	if _, mem := in.(*bytes.Reader); !mem {
+		r = bufio.NewReaderSize(in, stdinBufSize)
+	}
 	tr := tar.NewReader(r)
 	var metas []pendingMeta
 	written, err := b.WriteBatch(ctx, func() (local.BatchItem, error) {

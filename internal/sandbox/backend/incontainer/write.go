@@ -2,12 +2,14 @@ package incontainer
 
 import (
 	"archive/tar"
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"sync"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend"
@@ -64,7 +66,7 @@ func (w *Workspace) writeFiles(ctx context.Context, files []backend.BatchFile, p
 		r, err = w.helper(ctx, fshelper.OpWrite, ".", "", newMemInput(buf.Bytes()))
 	} else {
 		pr, pw := io.Pipe()
-		go func() { pw.CloseWithError(writeTar(ctx, pw, files, pax)) }()
+		go func() { pw.CloseWithError(writeTarBuffered(ctx, pw, files, pax)) }()
 		r, err = w.helper(ctx, fshelper.OpWrite, ".", "", pr)
 		pr.Close()
 	}
@@ -84,10 +86,32 @@ func (w *Workspace) writeFiles(ctx context.Context, files []backend.BatchFile, p
 	return r.Written, nil
 }
 
+// streamBufSize is how much of the OpWrite stream is gathered before it
+// goes to the helper's stdin: a tar member is a header, a PAX header, the
+// content and its padding, each a small write that would otherwise cross
+// the pipe, the daemon's connection and the container runtime one by one.
+const streamBufSize = 256 << 10
+
+// copyBufs holds the buffers the content of the files is copied through,
+// one per stream instead of one per file.
+var copyBufs = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
+
+// writeTarBuffered is writeTar with its output gathered into writes of
+// streamBufSize.
+func writeTarBuffered(ctx context.Context, w io.Writer, files []backend.BatchFile, pax map[string]string) error {
+	bw := bufio.NewWriterSize(w, streamBufSize)
+	if err := writeTar(ctx, bw, files, pax); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
 // writeTar produces the OpWrite stream: one regular-file member per file,
 // with its mode, the expected SHA-256 and the records of pax as PAX records.
 func writeTar(ctx context.Context, w io.Writer, files []backend.BatchFile, pax map[string]string) error {
 	tw := tar.NewWriter(w)
+	bp := copyBufs.Get().(*[]byte) //nolint:forcetypeassert // the pool holds only *[]byte
+	defer copyBufs.Put(bp)
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -113,7 +137,9 @@ func writeTar(ctx context.Context, w io.Writer, files []backend.BatchFile, pax m
 			rc.Close()
 			return err
 		}
-		n, err := io.Copy(tw, rc)
+		// The reader is wrapped so that the buffer is used: a file's
+		// WriteTo would allocate one of its own per file.
+		n, err := io.CopyBuffer(tw, struct{ io.Reader }{rc}, *bp)
 		rc.Close()
 		if errors.Is(err, tar.ErrWriteTooLong) {
 			return fmt.Errorf("write %s: the source yielded more than the %d bytes expected: %w", f.Rel, f.Size, backend.ErrContentChanged)
