@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 )
 
@@ -62,5 +64,30 @@ func TestPodUnchanged(t *testing.T) {
 		if !bytes.Equal(bytes.TrimSpace(got), bytes.TrimSpace(want)) {
 			t.Errorf("%s: pod() differs from %s:\n%s", name, file, got)
 		}
+	}
+}
+
+// pod() is its pod template, named and placed in its namespace: nothing
+// else is added or lost on the way.
+func TestPodIsItsTemplate(t *testing.T) {
+	for name, s := range representativeSpecs() {
+		p, err := s.pod(testDigest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tpl, err := s.podTemplate(testDigest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tpl.Name != "" || tpl.Namespace != "" {
+			t.Errorf("%s: the template is named %s/%s", name, tpl.Namespace, tpl.Name)
+		}
+		tpl.Name, tpl.Namespace = PodName(s.WorkspaceID), s.Namespace
+		if !apiequality.Semantic.DeepEqual(p.ObjectMeta, tpl.ObjectMeta) || !apiequality.Semantic.DeepEqual(p.Spec, tpl.Spec) {
+			t.Errorf("%s: pod() %+v differs from its template %+v", name, p, tpl)
+		}
+	}
+	if _, err := (Spec{Kubernetes: spec.Kubernetes{Requests: map[string]string{"cpu": "lots"}}}).podTemplate(testDigest); err == nil {
+		t.Error("a bad quantity makes a template")
 	}
 }
