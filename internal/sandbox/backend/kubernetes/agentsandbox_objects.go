@@ -22,7 +22,15 @@ import (
 // pod the controller creates serves a workspace as the provider's own
 // pods do. Its labels and annotations must not use the prefixes
 // agents.x-k8s.io/ and extensions.agents.x-k8s.io/: the controller drops
-// them from the pod.
+// them from the pod. It carries no expiry (a Sandbox's shutdownTime, or a
+// claim's, takes the place of the deadline and the expiry Job).
+//
+// The helper init container waits for the helper to be installed by an
+// exec into it, as in a pod the provider creates, and fails the pod after
+// helperWaitSeconds without one. Until it is installed the pod is not
+// ready, nor its Sandbox: whoever creates a Sandbox, or claims one, must
+// install the helper as Create does; a warm pool's Sandboxes, which nobody
+// installs it into, do not become ready.
 const (
 	AgentsGroup      = "agents.x-k8s.io"
 	ExtensionsGroup  = "extensions.agents.x-k8s.io"
