@@ -25,12 +25,12 @@ import (
 // them from the pod. It carries no expiry (a Sandbox's shutdownTime, or a
 // claim's, takes the place of the deadline and the expiry Job).
 //
-// The helper init container waits for the helper to be installed by an
-// exec into it, as in a pod the provider creates, and fails the pod after
-// helperWaitSeconds without one. Until it is installed the pod is not
-// ready, nor its Sandbox: whoever creates a Sandbox, or claims one, must
-// install the helper as Create does; a warm pool's Sandboxes, which nobody
-// installs it into, do not become ready.
+// Unlike the provider's own pods, these have no helper init container
+// waiting for the provider: a warm pool's pods must become ready with
+// nobody there. The helper volume stays empty until the provider first
+// uses the pod and installs the helper through an ephemeral container
+// (helper_ephemeral.go); the pod template says so
+// (AnnotationHelperDelivery).
 const (
 	AgentsGroup      = "agents.x-k8s.io"
 	ExtensionsGroup  = "extensions.agents.x-k8s.io"
@@ -155,6 +155,14 @@ func (s Spec) sandboxPodTemplate(digest string, root *RootVolume) (map[string]an
 	if s.WorkspaceID == "" {
 		delete(t.Labels, LabelWorkspaceID)
 	}
+	var inits []corev1.Container
+	for _, c := range t.Spec.InitContainers {
+		if c.Name != helperContainerName {
+			inits = append(inits, c)
+		}
+	}
+	t.Spec.InitContainers = inits
+	t.Annotations[AnnotationHelperDelivery] = HelperDeliveryEphemeral
 	if root != nil {
 		var vols []corev1.Volume
 		for _, v := range t.Spec.Volumes {

@@ -127,7 +127,9 @@ func podTemplateOf(t *testing.T, u *unstructured.Unstructured) corev1.PodTemplat
 
 // A Sandbox's pod template is the workspace pod: the pod the controller
 // makes from it (named after the Sandbox) is the provider's pod of the
-// same Spec, labels, annotations and spec alike.
+// same Spec, labels, annotations and spec alike, but for the helper: no
+// init container waits for it, and an annotation says an ephemeral
+// container installs it.
 func TestSandboxPodTemplateIsTheWorkspacePod(t *testing.T) {
 	for name, s := range representativeSpecs() {
 		u, err := s.Sandbox("box", testDigest, SandboxOptions{})
@@ -138,6 +140,11 @@ func TestSandboxPodTemplateIsTheWorkspacePod(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if want.Spec.InitContainers[0].Name != helperContainerName {
+			t.Fatalf("%s: the pod's first init container is %s", name, want.Spec.InitContainers[0].Name)
+		}
+		want.Spec.InitContainers = want.Spec.InitContainers[1:]
+		want.Annotations[AnnotationHelperDelivery] = HelperDeliveryEphemeral
 		got := podTemplateOf(t, u)
 		if !apiequality.Semantic.DeepEqual(got.Spec, want.Spec) || !apiequality.Semantic.DeepEqual(got.Labels, want.Labels) ||
 			!apiequality.Semantic.DeepEqual(got.Annotations, want.Annotations) {
