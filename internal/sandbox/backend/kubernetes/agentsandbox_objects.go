@@ -163,6 +163,9 @@ func (s Spec) sandboxPodTemplate(digest string, root *RootVolume) (map[string]an
 	}
 	t.Spec.InitContainers = inits
 	t.Annotations[AnnotationHelperDelivery] = HelperDeliveryEphemeral
+	for k, v := range expiryAnnotations(s.Expiry) { // the Sandbox's shutdownTime enforces it
+		t.Annotations[k] = v
+	}
 	if root != nil {
 		var vols []corev1.Volume
 		for _, v := range t.Spec.Volumes {

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox"
 )
 
 // Readers of the agent-sandbox objects a cluster returns. What they read
@@ -38,6 +40,10 @@ type SandboxState struct {
 	Suspended bool
 	// ShutdownTime is its spec.shutdownTime (zero when unset).
 	ShutdownTime time.Time
+	// Root and Expiry are what its pod template's annotations record
+	// (AnnotationRoot, the expiry annotations).
+	Root   string
+	Expiry sandbox.Expiry
 }
 
 // ReadSandbox reads a Sandbox.
@@ -54,6 +60,8 @@ func ReadSandbox(u *unstructured.Unstructured) (SandboxState, error) {
 		st.PodName = podName
 	}
 	st.OperatingMode = str(u.Object, &err, "spec", "operatingMode")
+	st.Root = str(u.Object, &err, "spec", "podTemplate", "metadata", "annotations", AnnotationRoot)
+	st.Expiry = expiryOf(stringMapAt(u.Object, &err, "spec", "podTemplate", "metadata", "annotations"))
 	if t := str(u.Object, &err, "spec", "shutdownTime"); t != "" && err == nil {
 		st.ShutdownTime, err = parseTime("spec.shutdownTime", t)
 	}
@@ -76,6 +84,8 @@ type ClaimState struct {
 	// Ready is its Ready condition, the Sandbox's, or why it has none
 	// (WarmPoolNotFound, TemplateNotFound, ClaimExpired, ...).
 	Ready Condition
+	// Expiry is what the annotations it adds to its pod record.
+	Expiry sandbox.Expiry
 }
 
 // ReadSandboxClaim reads a SandboxClaim.
@@ -90,6 +100,7 @@ func ReadSandboxClaim(u *unstructured.Unstructured) (ClaimState, error) {
 	if st.SandboxName == "" {
 		st.SandboxName = str(u.Object, &err, "metadata", "annotations", AnnotationClaimSandboxName)
 	}
+	st.Expiry = expiryOf(stringMapAt(u.Object, &err, "spec", "additionalPodMetadata", "annotations"))
 	if err != nil {
 		return ClaimState{}, fmt.Errorf("reading SandboxClaim %s: %w", name, err)
 	}
@@ -122,6 +133,19 @@ func ReadSandboxWarmPool(u *unstructured.Unstructured) (WarmPoolState, error) {
 		return WarmPoolState{}, fmt.Errorf("reading SandboxWarmPool %s: %w", name, err)
 	}
 	return st, nil
+}
+
+// strings3 is the map of strings at path (nil when missing); a value of
+// another type sets *errp, unless it is set already.
+func stringMapAt(obj map[string]any, errp *error, path ...string) map[string]string {
+	m, found, err := unstructured.NestedStringMap(obj, path...)
+	if err != nil && *errp == nil {
+		*errp = fmt.Errorf("%s: %w", strings.Join(path, "."), err)
+	}
+	if !found || err != nil {
+		return nil
+	}
+	return m
 }
 
 // str is the string at path ("" when missing); a value of another type

@@ -44,6 +44,9 @@ type Cluster struct {
 	dynOnce sync.Once
 	dyn     dynamic.Interface
 	dynErr  error
+	// bound maps "<namespace>/<claim>" to the Sandbox the claim got,
+	// which never changes once set.
+	bound sync.Map
 	// installs are the ephemeral helper installs in flight, by pod.
 	installs singleflight.Group
 	execs    chan struct{}
