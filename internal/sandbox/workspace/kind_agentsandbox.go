@@ -141,8 +141,9 @@ func (d agentSandboxDriver) setRunState(ctx context.Context, w *Workspace, state
 	if state == RunPaused {
 		return fmt.Errorf("an agent_sandbox workspace cannot be paused: use run_state = \"stopped\" to suspend its Sandbox")
 	}
-	if w.Expiry.Expired(time.Now()) {
-		return fmt.Errorf("workspace %s expired at %s; the next plan replaces it", w.ID, w.Expiry)
+	if !w.Running && w.Expiry.Expired(time.Now()) {
+		// Its controller ended it: it never runs again.
+		return fmt.Errorf("%w: %s expired at %s; the next plan replaces it", ErrWorkspaceGone, w.ID, w.Expiry)
 	}
 	ref, err := ParseID(w.ID)
 	if err != nil {
