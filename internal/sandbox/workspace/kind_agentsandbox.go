@@ -220,3 +220,10 @@ func CheckVolumeSize(s string) error {
 	_, err := kubernetes.ParseVolumeSize(s)
 	return err
 }
+
+// PrimeWarmPool installs the file helper into the ready members of the
+// SandboxWarmPool ns/pool that have none, so claims that take them start
+// at once; it returns how many it primed.
+func (e *Engine) PrimeWarmPool(ctx context.Context, ns, pool string) (int, error) {
+	return e.kube.PrimeWarmPool(ctx, ns, pool)
+}

@@ -3,14 +3,17 @@ package kubernetes
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path"
 	"strings"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/backend/fshelper"
@@ -54,8 +57,8 @@ func ephemeralDelivery(p *corev1.Pod) bool {
 func installedDigest(p *corev1.Pod, want string) string {
 	done := map[string]bool{}
 	for _, st := range p.Status.EphemeralContainerStatuses {
-		d, ok := strings.CutPrefix(st.Name, installerPrefix)
-		if ok && isHexDigest(d) && st.State.Terminated != nil && st.State.Terminated.ExitCode == 0 {
+		d, ok := installerDigest(st.Name)
+		if ok && st.State.Terminated != nil && st.State.Terminated.ExitCode == 0 {
 			done[d] = true
 		}
 	}
@@ -63,11 +66,64 @@ func installedDigest(p *corev1.Pod, want string) string {
 		return want
 	}
 	for _, c := range p.Spec.EphemeralContainers { // spec order: the first installed
-		if d := strings.TrimPrefix(c.Name, installerPrefix); done[d] {
+		if d, _ := installerDigest(c.Name); done[d] {
 			return d
 		}
 	}
 	return ""
+}
+
+// maxInstallers bounds the installers of one helper in a pod: one that
+// failed (a provider stopped while it waited) cannot be removed, so the
+// next gets the suffix "-2", and so on.
+const maxInstallers = 5
+
+// installerName is the name of the n-th installer (from 1) of digest:
+// "sandbox-fs-helper-<digest>", then "...-2" and on.
+func installerName(digest string, n int) string {
+	if n <= 1 {
+		return installerPrefix + digest
+	}
+	return fmt.Sprintf("%s%s-%d", installerPrefix, digest, n)
+}
+
+// installerDigest reads the helper digest from an installer's name.
+func installerDigest(name string) (string, bool) {
+	rest, ok := strings.CutPrefix(name, installerPrefix)
+	if !ok || len(rest) < 16 || !isHexDigest(rest[:16]) {
+		return "", false
+	}
+	for n := 2; n <= maxInstallers && len(rest) > 16; n++ {
+		if rest[16:] == fmt.Sprintf("-%d", n) {
+			return rest[:16], true
+		}
+	}
+	return rest[:16], len(rest) == 16
+}
+
+// nextInstaller picks the installer of digest to use in p: the first that
+// is not in its spec yet (add it), or one that runs (another install, or
+// one whose provider stopped, waits in it: install through it).
+func nextInstaller(p *corev1.Pod, digest string) (name string, add bool, err error) {
+	state := map[string]corev1.ContainerState{}
+	for _, st := range p.Status.EphemeralContainerStatuses {
+		state[st.Name] = st.State
+	}
+	inSpec := map[string]bool{}
+	for _, c := range p.Spec.EphemeralContainers {
+		inSpec[c.Name] = true
+	}
+	for n := 1; n <= maxInstallers; n++ {
+		name := installerName(digest, n)
+		st, seen := state[name]
+		switch {
+		case !inSpec[name]:
+			return name, true, nil
+		case !seen || st.Running != nil || st.Waiting != nil:
+			return name, false, nil // starting or waiting for the helper
+		}
+	}
+	return "", false, fmt.Errorf("pod %s/%s has %d failed installers of the file helper; re-create the workspace", p.Namespace, p.Name, maxInstallers)
 }
 
 // installerContainer is the ephemeral container that installs the helper
@@ -78,9 +134,12 @@ func installedDigest(p *corev1.Pod, want string) string {
 func installerContainer(image, pullPolicy, digest string) corev1.EphemeralContainer {
 	c := helperContainer(image, pullPolicy, digest)
 	final := path.Join(fshelper.HelperDir, digest, fshelper.HelperName)
-	script := `n=0; while [ ! -e "$0" ]; do [ "$n" -ge ` + fmt.Sprint(int(installerTimeout/time.Second)) + ` ] && exit 1; n=$((n+1)); sleep 1; done`
+	// Polls every 0.1 s where sleep takes fractions (busybox, coreutils),
+	// else every second: the provider waits for it to exit.
+	script := `n=0; while [ ! -e "$0" ]; do [ "$n" -ge ` + fmt.Sprint(int(installerTimeout/time.Second)*10) +
+		` ] && exit 1; n=$((n+1)); sleep 0.1 2>/dev/null || { sleep 1; n=$((n+9)); }; done`
 	return corev1.EphemeralContainer{EphemeralContainerCommon: corev1.EphemeralContainerCommon{
-		Name: installerPrefix + digest, Image: c.Image, ImagePullPolicy: c.ImagePullPolicy,
+		Name: installerName(digest, 1), Image: c.Image, ImagePullPolicy: c.ImagePullPolicy,
 		Command: []string{"sh", "-c", script, final}, VolumeMounts: c.VolumeMounts, SecurityContext: c.SecurityContext,
 	}}
 }
@@ -118,11 +177,12 @@ func (c *Cluster) installEphemeral(ctx context.Context, p *corev1.Pod, h inconta
 		return fmt.Errorf("pod %s/%s has no %s container", ns, name, containerName)
 	}
 	inst := installerContainer(image, pull, h.Digest)
-	present := false
-	for _, ec := range p.Spec.EphemeralContainers {
-		present = present || ec.Name == inst.Name
+	iname, add, err := nextInstaller(p, h.Digest)
+	if err != nil {
+		return err
 	}
-	if !present {
+	inst.Name = iname
+	if add {
 		patch, err := json.Marshal(map[string]any{"spec": map[string]any{"ephemeralContainers": []corev1.EphemeralContainer{inst}}})
 		if err != nil {
 			return err
@@ -140,14 +200,14 @@ func (c *Cluster) installEphemeral(ctx context.Context, p *corev1.Pod, h inconta
 		}
 	}
 	c.reads.Changed()
-	if err := c.waitRunning(ctx, ns, name, installerTimeout, installerState(inst.Name, true)); err != nil {
+	if err := c.waitPod(ctx, ns, name, installerTimeout, installerState(inst.Name, true)); err != nil {
 		return err
 	}
 	r := &podRunner{c: c, ns: ns, name: name, container: inst.Name}
 	if err := incontainer.InstallByShell(ctx, r, h); err != nil {
 		return fmt.Errorf("copying the file helper into pod %s/%s: %w", ns, name, err)
 	}
-	if err := c.waitRunning(ctx, ns, name, installerTimeout, installerState(inst.Name, false)); err != nil {
+	if err := c.waitPod(ctx, ns, name, installerTimeout, installerState(inst.Name, false)); err != nil {
 		return err
 	}
 	c.reads.Changed()
@@ -191,4 +251,111 @@ func installerState(name string, running bool) func(*corev1.Pod) bool {
 		}
 		return false
 	}
+}
+
+// waitPod polls the pod every 50 ms until ready says so: the installer's
+// states change within a second, and every claim waits for them.
+func (c *Cluster) waitPod(ctx context.Context, ns, name string, timeout time.Duration, ready func(*corev1.Pod) bool) error {
+	cs, _, err := c.client()
+	if err != nil {
+		return err
+	}
+	deadline := time.Now().Add(timeout)
+	for {
+		var p *corev1.Pod
+		if err := call(ctx, func() error {
+			var gerr error
+			p, gerr = cs.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+			return gerr
+		}); err != nil {
+			return fmt.Errorf("reading pod %s/%s: %w", ns, name, err)
+		}
+		if ready(p) {
+			return nil
+		}
+		if p.Status.Phase == corev1.PodFailed || p.Status.Phase == corev1.PodSucceeded || p.DeletionTimestamp != nil {
+			return fmt.Errorf("pod %s/%s ended while its file helper was installed: %s", ns, name, podReason(p))
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the file helper's installer in pod %s/%s did not run and exit within %s: %s%s", ns, name,
+				timeout, podReason(p), c.events(ctx, ns, name))
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// PrimeWarmPool installs the helper into every member of the warm pool
+// ns/pool whose pod runs and has none yet, so that a claim that takes it
+// has nothing to install. Members not yet claimed run nothing of an agent,
+// which is what an install needs (see above). It returns how many it
+// installed into; members that end meanwhile are skipped.
+func (c *Cluster) PrimeWarmPool(ctx context.Context, ns, pool string) (int, error) {
+	dc, err := c.dynamic()
+	if err != nil {
+		return 0, err
+	}
+	cs, _, err := c.client()
+	if err != nil {
+		return 0, err
+	}
+	h, err := incontainer.FindHelper()
+	if err != nil {
+		return 0, err
+	}
+	var list *unstructured.UnstructuredList
+	if err := call(ctx, func() error {
+		var lerr error
+		list, lerr = dc.Resource(SandboxResource).Namespace(ns).List(ctx, metav1.ListOptions{})
+		return lerr
+	}); err != nil {
+		return 0, agentErr(err, SandboxResource, "list", ns, "")
+	}
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		n    int
+		errs []error
+	)
+	sem := make(chan struct{}, 8)
+	for _, u := range list.Items {
+		if !ownedByPool(u.GetOwnerReferences(), pool) || u.GetDeletionTimestamp() != nil {
+			continue
+		}
+		name := u.GetName()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			p, err := cs.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+			if err != nil || !containerRunning(p) || p.DeletionTimestamp != nil || !ephemeralDelivery(p) || installedDigest(p, h.Digest) != "" {
+				return // not ready, gone, or primed already
+			}
+			_, err = c.ephemeralHelper(ctx, p, h)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				errs = append(errs, err)
+				return
+			}
+			n++
+		}()
+	}
+	wg.Wait()
+	return n, errors.Join(errs...)
+}
+
+// ownedByPool reports whether refs name the SandboxWarmPool pool as
+// controller: a member not yet claimed.
+func ownedByPool(refs []metav1.OwnerReference, pool string) bool {
+	for _, r := range refs {
+		if r.Kind == KindSandboxWarmPool && r.Name == pool && r.Controller != nil && *r.Controller {
+			return true
+		}
+	}
+	return false
 }
