@@ -210,6 +210,9 @@ func (agentSandboxKind) validate(ctx context.Context, m workspaceModel, cfg tfsd
 // pod is its pool's template's.
 func validateClaimAttrs(ctx context.Context, cfg tfsdk.Config, at path.Path, diags *diag.Diagnostics) {
 	for _, name := range inlinePodAttrs {
+		if name == "image" {
+			continue // with warm_pool, its own error
+		}
 		var v attr.Value
 		diags.Append(cfg.GetAttribute(ctx, at.AtName(name), &v)...)
 		if v != nil && !v.IsNull() {
