@@ -265,9 +265,20 @@ func validateAgentWorkspace(ctx context.Context, m workspaceModel, cfg tfsdk.Con
 }
 
 // modifyPlan refuses a new workspace when the provider's cluster
-// configuration cannot be read. Nothing is contacted.
+// configuration cannot be read, or when the cluster answers (read-only)
+// that it does not serve the agent-sandbox kinds or lacks the namespace.
 func (agentSandboxKind) modifyPlan(ctx context.Context, eng *workspace.Engine, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, m workspaceModel) {
 	kubernetesKind{}.modifyPlan(ctx, eng, req, resp, m)
+	if eng == nil || !req.State.Raw.IsNull() || req.Plan.Raw.IsNull() || resp.Diagnostics.HasError() {
+		return
+	}
+	b := agentBlock(ctx, m.AgentSandbox, &resp.Diagnostics)
+	if b.Namespace.IsUnknown() || b.Namespace.IsNull() || resp.Diagnostics.HasError() {
+		return
+	}
+	if err := eng.CheckAgentSandbox(ctx, b.Namespace.ValueString(), !b.WarmPool.IsNull()); err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root(workspace.AgentSandboxKind).AtName("namespace"), "The cluster cannot take this workspace", err.Error())
+	}
 }
 
 func (agentSandboxKind) create(ctx context.Context, eng *workspace.Engine, m workspaceModel, _ tfsdk.Config, private privateSetter, diags *diag.Diagnostics) *workspace.Workspace {

@@ -227,3 +227,10 @@ func CheckVolumeSize(s string) error {
 func (e *Engine) PrimeWarmPool(ctx context.Context, ns, pool string) (int, error) {
 	return e.kube.PrimeWarmPool(ctx, ns, pool)
 }
+
+// CheckAgentSandbox looks at the cluster, read-only, for a new
+// agent_sandbox workspace in ns: an error only when the cluster answers
+// that it lacks the agent-sandbox kinds or the namespace.
+func (e *Engine) CheckAgentSandbox(ctx context.Context, ns string, claim bool) error {
+	return e.kube.CheckAgentSandbox(ctx, ns, claim)
+}

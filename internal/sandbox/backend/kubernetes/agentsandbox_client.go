@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -138,4 +139,42 @@ func (c *Cluster) patchObject(ctx context.Context, gvr schema.GroupVersionResour
 		return perr
 	})
 	return out, agentErr(err, gvr, "patch", ns, name)
+}
+
+// CheckAgentSandbox is the plan's read-only look at the cluster for a new
+// agent-sandbox workspace in ns (claim: from a warm pool): an error when
+// the cluster answers that it does not serve the agent-sandbox kinds it
+// needs (wrapping ErrNoAgentSandbox) or that ns does not exist. A cluster
+// that cannot be reached, or does not let the provider read these, is not
+// an error: the apply says what fails.
+func (c *Cluster) CheckAgentSandbox(ctx context.Context, ns string, claim bool) error {
+	cs, _, err := c.client()
+	if err != nil {
+		return err
+	}
+	gvr := SandboxResource
+	if claim {
+		gvr = SandboxClaimResource
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	var list metav1.APIResourceList
+	err = cs.Discovery().RESTClient().Get().AbsPath("/apis", gvr.Group, gvr.Version).Do(ctx).Into(&list)
+	switch {
+	case apierrors.IsNotFound(err):
+		return agentErr(apierrors.NewNotFound(gvr.GroupResource(), ""), gvr, "create", ns, "")
+	case err == nil:
+		served := false
+		for _, r := range list.APIResources {
+			served = served || r.Name == gvr.Resource
+		}
+		if !served {
+			return agentErr(apierrors.NewNotFound(gvr.GroupResource(), ""), gvr, "create", ns, "")
+		}
+	}
+	_, err = cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return fmt.Errorf("namespace %s does not exist on the cluster: create it first (a kubernetes_namespace resource, or kubectl create namespace %s)", ns, ns)
+	}
+	return nil
 }
