@@ -318,10 +318,14 @@ func (c *Cluster) LookupAgent(ctx context.Context, ref AgentRef, maxAge time.Dur
 		return out, true, err
 	}
 	if !sfound {
-		if ref.Claim {
+		if ref.Claim { // its Sandbox ended (an expired claim keeps itself): what the claim says
 			c.bound.Delete(ref.Namespace + "/" + ref.Name)
-			_, cfound, err := c.getObject(ctx, SandboxClaimResource, ref.Namespace, ref.Name)
-			return out, cfound, err
+			cu, cfound, err := c.getObject(ctx, SandboxClaimResource, ref.Namespace, ref.Name)
+			if err != nil || !cfound {
+				return out, cfound, err
+			}
+			out.Claim, err = ReadSandboxClaim(cu)
+			return out, true, err
 		}
 		return out, false, nil
 	}
