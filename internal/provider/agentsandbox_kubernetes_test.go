@@ -158,9 +158,9 @@ func (e *agentEnv) checkNoSandboxes(*terraform.State) error {
 
 // A Sandbox with its own pod: created by the provider, its pod made by the
 // controller, the helper installed by an ephemeral container and read-only
-// to the workspace, the file read back; the next plan is empty; a Sandbox
-// deleted out of band is created again by the next apply; destroy leaves
-// nothing.
+// to the workspace, the file read back; the next plan is empty; an import
+// by its id reads the block back; a Sandbox deleted out of band is created
+// again by the next apply; destroy leaves nothing.
 func TestAccKubernetesAgentSandbox_sandbox(t *testing.T) {
 	e := newAgentEnv(t)
 	cfg := e.config(inlineSandbox(""), "", agentFile)
@@ -179,6 +179,7 @@ func TestAccKubernetesAgentSandbox_sandbox(t *testing.T) {
 				),
 			},
 			{Config: cfg, PlanOnly: true},
+			{ResourceName: "sandbox_workspace.ws", ImportState: true, ImportStateVerify: true},
 			{
 				PreConfig: func() {
 					ctx := context.Background()
@@ -265,7 +266,7 @@ func TestAccKubernetesAgentSandbox_lifetime(t *testing.T) {
 				}},
 				Check: func(s *terraform.State) error {
 					if _, err := e.sandbox(first); !apierrors.IsNotFound(err) {
-						return fmt.Errorf("the expired Sandbox %s is still there after its replacement: %v", first, err)
+						return fmt.Errorf("the expired Sandbox %s is still there after its replacement: %w", first, err)
 					}
 					return e.checkSandboxPod(s)
 				},
@@ -324,7 +325,7 @@ func TestAccKubernetesAgentSandbox_suspendResume(t *testing.T) {
 				firstUID = string(p.UID)
 				pvc, err := e.cs.CoreV1().PersistentVolumeClaims(e.ns).Get(context.Background(), "workspace-"+name, metav1.GetOptions{})
 				if err != nil || pvc.Status.Phase != corev1.ClaimBound || pvc.Spec.VolumeName != class {
-					return fmt.Errorf("the root's claim: %v %+v", err, pvc)
+					return fmt.Errorf("the root's claim %+v: %w", pvc, err)
 				}
 				return nil
 			})},
@@ -332,7 +333,7 @@ func TestAccKubernetesAgentSandbox_suspendResume(t *testing.T) {
 				resource.TestCheckResourceAttr("sandbox_workspace.ws", "running", "false"),
 				func(*terraform.State) error {
 					if _, err := e.cs.CoreV1().Pods(e.ns).Get(context.Background(), name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
-						return fmt.Errorf("the pod of the suspended Sandbox %s: %v", name, err)
+						return fmt.Errorf("the pod of the suspended Sandbox %s: %w", name, err)
 					}
 					u, err := e.sandbox(name)
 					if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
@@ -95,7 +96,7 @@ func (k agentSandboxKind) block() schema.Block {
 		MarkdownDescription: "`Always`, `IfNotPresent` or `Never` for an inline Sandbox's image. Default: the cluster's " +
 			"(`Always` for a `:latest` or untagged image, else `IfNotPresent`)."}
 	attrs["labels"] = schema.MapAttribute{Optional: true, ElementType: types.StringType,
-		PlanModifiers:       b.Attributes["labels"].(schema.MapAttribute).PlanModifiers,
+		PlanModifiers:       []planmodifier.Map{mapplanmodifier.RequiresReplace()},
 		MarkdownDescription: "Labels added to an inline Sandbox and its pod."}
 	attrs["start_timeout"] = schema.StringAttribute{Optional: true,
 		MarkdownDescription: "How long creation waits for the claim to be bound and the pod to run, a duration such as " +
@@ -322,15 +323,69 @@ func setAgentAttr(m *workspaceModel, name string, v attr.Value, diags *diag.Diag
 	m.AgentSandbox = obj
 }
 
-// observe keeps the block as configured: what a Sandbox or claim was
-// created with cannot change in place; sandbox_name follows the object.
-func (agentSandboxKind) observe(_ context.Context, _ *workspace.Engine, w *workspace.Workspace, m *workspaceModel, diags *diag.Diagnostics) {
-	if m.AgentSandbox.IsNull() || m.AgentSandbox.IsUnknown() {
+// observe keeps the block as configured (what a Sandbox or claim was
+// created with cannot change in place; sandbox_name follows the object);
+// after an import, it reads the block back from the object.
+func (agentSandboxKind) observe(ctx context.Context, eng *workspace.Engine, w *workspace.Workspace, m *workspaceModel, diags *diag.Diagnostics) {
+	if m.AgentSandbox.IsUnknown() {
+		return
+	}
+	if m.AgentSandbox.IsNull() {
+		imported(ctx, eng, w, m, diags)
 		return
 	}
 	if name := workspace.SandboxName(w); name != "" {
 		setAgentAttr(m, "sandbox_name", types.StringValue(name), diags)
 	}
+}
+
+// imported fills in the block of an imported workspace from its object.
+func imported(ctx context.Context, eng *workspace.Engine, w *workspace.Workspace, m *workspaceModel, diags *diag.Diagnostics) {
+	info, err := eng.DescribeAgentSandbox(ctx, w)
+	if err != nil {
+		addEngineError(diags, "Reading the agent-sandbox object failed", err)
+		return
+	}
+	attrs := map[string]attr.Value{}
+	for k, t := range m.AgentSandbox.AttributeTypes(ctx) {
+		attrs[k] = nullOf(t)
+	}
+	attrs["namespace"] = types.StringValue(info.Namespace)
+	attrs["sandbox_name"] = types.StringValue(workspace.SandboxName(w))
+	if info.WarmPool != "" {
+		attrs["warm_pool"] = types.StringValue(info.WarmPool)
+	} else {
+		pod := kubeObject(info.Kubernetes, kubernetesBlockModel{}, "").Attributes()
+		for _, k := range []string{"image", "image_pull_policy", "labels", "service_account", "node_selector", "runtime_class_name",
+			"resources", "privileged"} {
+			attrs[k] = pod[k]
+		}
+		if info.VolumeSize != "" {
+			sc := types.StringNull()
+			if info.StorageClassName != "" {
+				sc = types.StringValue(info.StorageClassName)
+			}
+			attrs["volume_claim_template"] = types.ObjectValueMust(volumeClaimAttrTypes,
+				map[string]attr.Value{"size": types.StringValue(info.VolumeSize), "storage_class_name": sc})
+		}
+		importedManifest(nil, info.Environment, info.Users, info.Groups, m)
+	}
+	obj, d := types.ObjectValue(m.AgentSandbox.AttributeTypes(ctx), attrs)
+	diags.Append(d...)
+	m.AgentSandbox = obj
+}
+
+// nullOf is the null value of t.
+func nullOf(t attr.Type) attr.Value {
+	switch t := t.(type) {
+	case types.MapType:
+		return types.MapNull(t.ElemType)
+	case types.ObjectType:
+		return types.ObjectNull(t.AttrTypes)
+	case basetypes.BoolType:
+		return types.BoolNull()
+	}
+	return types.StringNull()
 }
 
 func (agentSandboxKind) update(context.Context, *workspace.Engine, resource.UpdateRequest, *workspace.Workspace, *diag.Diagnostics) {

@@ -234,3 +234,22 @@ func (e *Engine) PrimeWarmPool(ctx context.Context, ns, pool string) (int, error
 func (e *Engine) CheckAgentSandbox(ctx context.Context, ns string, claim bool) error {
 	return e.kube.CheckAgentSandbox(ctx, ns, claim)
 }
+
+// DescribeAgentSandbox reads back what an agent_sandbox workspace was
+// created with, from its object: a claim's warm pool, or a Sandbox's pod
+// settings, root, users, groups and root volume.
+func (e *Engine) DescribeAgentSandbox(ctx context.Context, w *Workspace) (spec.AgentSandbox, error) {
+	ref, err := ParseID(w.ID)
+	if err != nil {
+		return spec.AgentSandbox{}, err
+	}
+	if ref.Kind != AgentSandboxKind {
+		return spec.AgentSandbox{}, fmt.Errorf("workspace %s is not an agent_sandbox workspace", w.ID)
+	}
+	a, err := e.kube.DescribeAgent(ctx, agentRef(ref))
+	if err != nil {
+		return spec.AgentSandbox{}, err
+	}
+	return spec.AgentSandbox{Kubernetes: a.Pod.Kubernetes, WarmPool: a.WarmPool, VolumeSize: a.VolumeSize,
+		StorageClassName: a.StorageClassName}, nil
+}

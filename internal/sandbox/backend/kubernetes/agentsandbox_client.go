@@ -95,18 +95,16 @@ func (c *Cluster) getObject(ctx context.Context, gvr schema.GroupVersionResource
 }
 
 // createObject creates u (of gvr).
-func (c *Cluster) createObject(ctx context.Context, gvr schema.GroupVersionResource, u *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+func (c *Cluster) createObject(ctx context.Context, gvr schema.GroupVersionResource, u *unstructured.Unstructured) error {
 	dc, err := c.dynamic()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	var out *unstructured.Unstructured
 	err = call(ctx, func() error {
-		var cerr error
-		out, cerr = dc.Resource(gvr).Namespace(u.GetNamespace()).Create(ctx, u, metav1.CreateOptions{})
+		_, cerr := dc.Resource(gvr).Namespace(u.GetNamespace()).Create(ctx, u, metav1.CreateOptions{})
 		return cerr
 	})
-	return out, agentErr(err, gvr, "create", u.GetNamespace(), u.GetName())
+	return agentErr(err, gvr, "create", u.GetNamespace(), u.GetName())
 }
 
 // deleteObject deletes ns/name of gvr with foreground propagation (what
