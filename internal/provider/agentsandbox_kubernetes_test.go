@@ -351,8 +351,11 @@ func TestAccKubernetesAgentSandbox_suspendResume(t *testing.T) {
 				e.checkSandboxPod,
 				func(*terraform.State) error {
 					p, err := e.cs.CoreV1().Pods(e.ns).Get(context.Background(), name, metav1.GetOptions{})
-					if err != nil || string(p.UID) == firstUID {
-						return fmt.Errorf("the resumed pod %s is not a new pod: %v", name, err)
+					if err != nil {
+						return err
+					}
+					if string(p.UID) == firstUID {
+						return fmt.Errorf("the resumed pod %s is the pod from before the suspend", name)
 					}
 					return nil
 				})},
