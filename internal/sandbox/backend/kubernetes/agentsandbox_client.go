@@ -94,7 +94,7 @@ func (c *Cluster) getObject(ctx context.Context, gvr schema.GroupVersionResource
 }
 
 // createObject creates u (of gvr).
-func (c *Cluster) createObject(ctx context.Context, gvr schema.GroupVersionResource, u *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+func (c *Cluster) createObject(ctx context.Context, gvr schema.GroupVersionResource, u *unstructured.Unstructured) (*unstructured.Unstructured, error) { //nolint:unparam // the object as created, for callers that need its server-set fields
 	dc, err := c.dynamic()
 	if err != nil {
 		return nil, err
