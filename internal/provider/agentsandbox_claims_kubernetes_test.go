@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -58,14 +59,38 @@ resource "sandbox_file" "f" {
 `, os.Getenv("KUBECONFIG"), e.ns, kubetest.WorkspaceImage, n)
 }
 
-// claimed reads the claimed workspaces from state: id and Sandbox name.
+// claimed reads the n claimed workspaces (sandbox_workspace.task) from the
+// state in c's directory: their ids and Sandbox names, by index.
 func claimed(t *testing.T, c *cliRun, n int) (ids, sandboxes []string) {
 	t.Helper()
-	st := readCLIState(t, c)
-	for i := 0; i < n; i++ {
-		ws := st.attrs(t, fmt.Sprintf("sandbox_workspace.task[%d]", i))
-		ids = append(ids, fmt.Sprint(ws["id"]))
-		sandboxes = append(sandboxes, agentSandboxName(t, ws))
+	b, err := os.ReadFile(filepath.Join(c.dir, "terraform.tfstate"))
+	must(t, err)
+	var st struct {
+		Resources []struct {
+			Type, Name string
+			Instances  []struct {
+				IndexKey   int            `json:"index_key"`
+				Attributes map[string]any `json:"attributes"`
+			} `json:"instances"`
+		} `json:"resources"`
+	}
+	must(t, json.Unmarshal(b, &st))
+	ids, sandboxes = make([]string, n), make([]string, n)
+	for _, r := range st.Resources {
+		if r.Type != "sandbox_workspace" || r.Name != "task" {
+			continue
+		}
+		for _, in := range r.Instances {
+			if in.IndexKey < n {
+				ids[in.IndexKey] = fmt.Sprint(in.Attributes["id"])
+				sandboxes[in.IndexKey] = agentSandboxName(t, in.Attributes)
+			}
+		}
+	}
+	for i := range ids {
+		if ids[i] == "" {
+			t.Fatalf("no sandbox_workspace.task[%d] in state", i)
+		}
 	}
 	return ids, sandboxes
 }

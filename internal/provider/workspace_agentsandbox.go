@@ -45,7 +45,6 @@ type agentSandboxBlockModel struct {
 	SandboxName      types.String `tfsdk:"sandbox_name"`
 }
 
-var volumeClaimAttrTypes = map[string]attr.Type{"size": types.StringType, "storage_class_name": types.StringType}
 
 // inlinePodAttrs are the block's attributes that describe a Sandbox's pod,
 // which a claimed Sandbox takes from its pool's template instead.

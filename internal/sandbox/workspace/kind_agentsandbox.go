@@ -215,12 +215,6 @@ func CheckAgentName(field, name string) error {
 	return kubernetes.ValidateName(kubernetes.KindSandboxWarmPool, name)
 }
 
-// CheckVolumeSize validates a volume size: a quantity above zero.
-func CheckVolumeSize(s string) error {
-	_, err := kubernetes.ParseVolumeSize(s)
-	return err
-}
-
 // PrimeWarmPool installs the file helper into the ready members of the
 // SandboxWarmPool ns/pool that have none, so claims that take them start
 // at once; it returns how many it primed.
