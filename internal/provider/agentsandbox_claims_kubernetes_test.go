@@ -137,6 +137,7 @@ func (e *agentEnv) waitPoolReady(t *testing.T, n int64) {
 // the claims and their Sandboxes and the pool refills; the last destroy
 // leaves nothing.
 func TestAccKubernetesAgentSandbox_warmPoolClaims(t *testing.T) {
+	t.Parallel()
 	e := newAgentEnv(t)
 	dir := t.TempDir()
 	must(t, os.WriteFile(filepath.Join(dir, "main.tf"), []byte(e.claimsConfig(3)), 0o644))
@@ -180,9 +181,8 @@ func TestAccKubernetesAgentSandbox_warmPoolClaims(t *testing.T) {
 	fresh := t.TempDir()
 	must(t, os.WriteFile(filepath.Join(fresh, "main.tf"), []byte(e.claimsConfig(3)), 0o644))
 	copyFile(t, filepath.Join(dir, "terraform.tfstate"), filepath.Join(fresh, "terraform.tfstate"))
-	other := *c
-	other.dir = fresh
-	planNoChanges(t, &other, "fresh checkout")
+	other := &cliRun{t: t, dir: fresh, bin: c.bin, env: c.env, mustSucceed: true, plugin: c.plugin}
+	planNoChanges(t, other, "fresh checkout")
 
 	gone := "sandbox-" + strings.Split(ids[1], ":")[2]
 	must(t, e.dc.Resource(kubernetes.SandboxClaimResource).Namespace(e.ns).Delete(ctx, gone, metav1.DeleteOptions{}))

@@ -162,6 +162,7 @@ func (e *agentEnv) checkNoSandboxes(*terraform.State) error {
 // by its id reads the block back; a Sandbox deleted out of band is created
 // again by the next apply; destroy leaves nothing.
 func TestAccKubernetesAgentSandbox_sandbox(t *testing.T) {
+	t.Parallel()
 	e := newAgentEnv(t)
 	cfg := e.config(inlineSandbox(""), "", agentFile)
 	var first string
@@ -215,6 +216,7 @@ func TestAccKubernetesAgentSandbox_sandbox(t *testing.T) {
 // with reason SandboxExpired); the next plan says it expired and replaces
 // it, and the apply deletes the expired Sandbox.
 func TestAccKubernetesAgentSandbox_lifetime(t *testing.T) {
+	t.Parallel()
 	e := newAgentEnv(t)
 	log := &warningLog{}
 	cfg := e.config(inlineSandbox(""), `lifetime = "30s"`, agentFile)
@@ -304,6 +306,7 @@ func (e *agentEnv) staticVolume(t *testing.T, class string) {
 // in a new pod that has the helper again, and the file on its persistent
 // root is still there.
 func TestAccKubernetesAgentSandbox_suspendResume(t *testing.T) {
+	t.Parallel()
 	e := newAgentEnv(t)
 	class := "sandbox-acc-" + e.ns
 	e.staticVolume(t, class)

@@ -19,6 +19,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
 )
@@ -88,7 +89,8 @@ func (r *kubeWarmPoolResource) Schema(ctx context.Context, _ resource.SchemaRequ
 					"place: the controller creates or deletes Sandboxes."},
 			"wait_for_ready": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(true),
 				MarkdownDescription: "Whether create and update wait until the controller counts at least `replicas` ready " +
-					"Sandboxes (bounded by `timeouts`). Default `true`; `false` returns once the pool is written."},
+					"Sandboxes (bounded by `timeouts`), then installs the provider's file helper into them, so their claims start " +
+					"at once. Default `true`; `false` returns once the pool is written."},
 			"ready_replicas": schema.Int64Attribute{Computed: true,
 				MarkdownDescription: "Sandboxes of the pool whose pods are ready, as its controller last counted them; " +
 					"refreshed on every read."},
@@ -214,6 +216,13 @@ func (r *kubeWarmPoolResource) settle(ctx context.Context, m *kubeWarmPoolModel,
 			m.ReadyReplicas = types.Int64Value(st.ReadyReplicas)
 			addEngineError(diags, "The SandboxWarmPool's Sandboxes did not become ready", err)
 			return
+		}
+		// Claims of primed members have nothing to install.
+		n, err := r.eng.PrimeWarmPool(ctx, p.Namespace, p.Name)
+		tflog.Info(ctx, "installed the file helper into the pool's ready members", map[string]any{"pool": p.Name, "members": n})
+		if err != nil {
+			diags.AddWarning("The file helper was not installed into every member of the pool",
+				err.Error()+"\n\nA claim of such a member installs it itself, which takes about a second longer.")
 		}
 	} else {
 		st, _, err = r.eng.ReadKubernetesWarmPool(ctx, p.Namespace, p.Name)

@@ -45,7 +45,6 @@ type agentSandboxBlockModel struct {
 	SandboxName      types.String `tfsdk:"sandbox_name"`
 }
 
-
 // inlinePodAttrs are the block's attributes that describe a Sandbox's pod,
 // which a claimed Sandbox takes from its pool's template instead.
 var inlinePodAttrs = []string{"image", "image_pull_policy", "labels", "service_account", "node_selector", "runtime_class_name",

@@ -125,18 +125,16 @@ func (c *Cluster) deleteObject(ctx context.Context, gvr schema.GroupVersionResou
 }
 
 // patchObject applies a JSON merge patch to ns/name of gvr.
-func (c *Cluster) patchObject(ctx context.Context, gvr schema.GroupVersionResource, ns, name string, patch []byte) (*unstructured.Unstructured, error) {
+func (c *Cluster) patchObject(ctx context.Context, gvr schema.GroupVersionResource, ns, name string, patch []byte) error {
 	dc, err := c.dynamic()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	var out *unstructured.Unstructured
 	err = call(ctx, func() error {
-		var perr error
-		out, perr = dc.Resource(gvr).Namespace(ns).Patch(ctx, name, "application/merge-patch+json", patch, metav1.PatchOptions{})
+		_, perr := dc.Resource(gvr).Namespace(ns).Patch(ctx, name, "application/merge-patch+json", patch, metav1.PatchOptions{})
 		return perr
 	})
-	return out, agentErr(err, gvr, "patch", ns, name)
+	return agentErr(err, gvr, "patch", ns, name)
 }
 
 // CheckAgentSandbox is the plan's read-only look at the cluster for a new

@@ -214,7 +214,7 @@ func (c *Cluster) UpdateWarmPool(ctx context.Context, p spec.KubernetesWarmPool)
 	if err != nil {
 		return err
 	}
-	_, err = c.patchObject(ctx, SandboxWarmPoolResource, p.Namespace, p.Name, patch)
+	err = c.patchObject(ctx, SandboxWarmPoolResource, p.Namespace, p.Name, patch)
 	return err
 }
 

@@ -124,7 +124,7 @@ func (c *Cluster) SetSuspended(ctx context.Context, ref AgentRef, sandbox string
 	}
 	c.helpers.Forget(ref.Namespace + "/" + sandbox)
 	defer c.reads.Changed()
-	if _, err := c.patchObject(ctx, SandboxResource, ref.Namespace, sandbox, patch); err != nil {
+	if err := c.patchObject(ctx, SandboxResource, ref.Namespace, sandbox, patch); err != nil {
 		return err
 	}
 	if !suspended {
