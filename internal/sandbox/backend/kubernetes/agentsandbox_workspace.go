@@ -162,7 +162,12 @@ func (s Spec) startTimeout() time.Duration {
 // waitBound waits until the claim ref names its Sandbox.
 func (c *Cluster) waitBound(ctx context.Context, ref AgentRef, timeout time.Duration) (string, error) {
 	deadline := time.Now().Add(timeout)
-	for delay := 50 * time.Millisecond; ; delay = min(delay*2, time.Second) {
+	// A warm pool binds within a few hundred milliseconds, which is most
+	// of what a claim takes: look often at first.
+	for i, delay := 0, 20*time.Millisecond; ; i++ {
+		if i > 25 {
+			delay = min(delay*2, time.Second)
+		}
 		u, found, err := c.getObject(ctx, SandboxClaimResource, ref.Namespace, ref.Name)
 		if err != nil {
 			return "", err
