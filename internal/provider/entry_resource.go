@@ -307,11 +307,19 @@ func (r *entryResource[M, P]) Delete(ctx context.Context, req resource.DeleteReq
 	}
 	warning := ""
 	if err == nil {
-		done, ok := wakeForEntry(ctx, r.eng, ws, &resp.Diagnostics)
-		if !ok {
+		restore, werr := r.eng.Wake(ctx, ws)
+		if workspaceGone(werr) {
+			return // ended for good (an expired Sandbox): nothing left to remove
+		}
+		if werr != nil {
+			addEngineAttributeError(&resp.Diagnostics, path.Root("workspace_id"), "Starting the stopped workspace for the write failed", werr)
 			return
 		}
-		defer done()
+		defer func() {
+			if err := restore(context.WithoutCancel(ctx)); err != nil {
+				addEngineAttributeError(&resp.Diagnostics, path.Root("workspace_id"), "Putting the workspace back in its run state failed", err)
+			}
+		}()
 	}
 	if err == nil && takenFor(ctx, req.Private, e.WorkspaceID.ValueString(), rel) != nil {
 		// Its path was taken in the workspace (the plan said what this

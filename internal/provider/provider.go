@@ -251,6 +251,8 @@ func (p *sandboxProvider) Resources(_ context.Context) []func() resource.Resourc
 		NewS3FilesMountResource,
 		NewSnapshotResource,
 		NewExportResource,
+		NewKubernetesTemplateResource,
+		NewKubernetesWarmPoolResource,
 	}
 }
 

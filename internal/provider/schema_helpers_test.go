@@ -177,7 +177,7 @@ func nonNullRaw() tftypes.Value {
 }
 
 func TestKindBlockNames(t *testing.T) {
-	if got := kindBlockNames(); got != "`local { ... }`, `docker { ... }` or `kubernetes { ... }`" {
+	if got := kindBlockNames(); got != "`local { ... }`, `docker { ... }`, `kubernetes { ... }` or `agent_sandbox { ... }`" {
 		t.Errorf("kindBlockNames() = %q", got)
 	}
 	for _, k := range workspaceKinds {

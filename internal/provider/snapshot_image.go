@@ -80,7 +80,7 @@ func validateImageWorkspace(id types.String, diags *diag.Diagnostics) {
 		return
 	}
 	why := "a local workspace is a host directory, not a container filesystem: use local or s3"
-	if ref.Kind == "kubernetes" {
+	if ref.Kind == "kubernetes" || ref.Kind == workspace.AgentSandboxKind {
 		why = "the Kubernetes API has no way to commit a pod's filesystem as an image: use local or s3, and " +
 			"restore_from.url on the pod workspace"
 	}

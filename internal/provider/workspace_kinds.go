@@ -76,9 +76,16 @@ type kindWithCreated interface {
 	created(ctx context.Context, eng *workspace.Engine, w *workspace.Workspace, m *workspaceModel, diags *diag.Diagnostics)
 }
 
+// kindWithConfigRoot is a workspaceKind whose default root depends on the
+// rest of its block (an agent_sandbox claim's is its template's, known
+// only after the apply).
+type kindWithConfigRoot interface {
+	rootFromConfig(ctx context.Context, cfg tfsdk.Config) string
+}
+
 // workspaceKinds are the kinds of sandbox_workspace, in the order their
 // blocks are documented.
-var workspaceKinds = []workspaceKind{localKind{}, dockerKind{}, kubernetesKind{}}
+var workspaceKinds = []workspaceKind{localKind{}, dockerKind{}, kubernetesKind{}, agentSandboxKind{}}
 
 // kindNamed returns the kind called name, or nil.
 func kindNamed(name string) workspaceKind {
@@ -183,7 +190,15 @@ func (kindRootDefault) PlanModifyString(ctx context.Context, req planmodifier.St
 	if !req.ConfigValue.IsNull() || !req.StateValue.IsNull() {
 		return
 	}
-	if k := configuredKind(ctx, req.Config); k != nil && k.defaultRoot() != "" {
-		resp.PlanValue = types.StringValue(k.defaultRoot())
+	k := configuredKind(ctx, req.Config)
+	if k == nil {
+		return
+	}
+	root := k.defaultRoot()
+	if rc, ok := k.(kindWithConfigRoot); ok {
+		root = rc.rootFromConfig(ctx, req.Config)
+	}
+	if root != "" {
+		resp.PlanValue = types.StringValue(root)
 	}
 }

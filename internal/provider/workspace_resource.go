@@ -38,6 +38,7 @@ type workspaceModel struct {
 	Local         types.Object `tfsdk:"local"`
 	Docker        types.Object `tfsdk:"docker"`
 	Kubernetes    types.Object `tfsdk:"kubernetes"`
+	AgentSandbox  types.Object `tfsdk:"agent_sandbox"`
 	KeepOnDestroy types.Bool   `tfsdk:"keep_on_destroy"`
 	Environment   types.Map    `tfsdk:"environment"`
 	EnvironmentWO types.Map    `tfsdk:"environment_wo"`
@@ -268,7 +269,7 @@ func (r *workspaceResource) Read(ctx context.Context, req resource.ReadRequest, 
 	setRunState(w, &m)
 	setExpiry(w, &m)
 	observeRunState(ctx, r.eng, w, &m)
-	importing := m.Local.IsNull() && m.Docker.IsNull() && m.Kubernetes.IsNull()
+	importing := len(configuredKinds(&m)) == 0
 	if k := kindNamed(w.Kind); k != nil {
 		if k.observe(ctx, r.eng, w, &m, &resp.Diagnostics); resp.Diagnostics.HasError() {
 			return

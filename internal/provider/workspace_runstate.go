@@ -177,8 +177,8 @@ var runStateRefusals = map[string]string{
 	"local": "a local workspace is a directory on this machine: it has no processes of its own to stop or pause. " +
 		"Remove run_state (or set it to \"running\"), or use a docker workspace.",
 	"kubernetes": "a Kubernetes pod cannot be stopped or paused: its containers run until the pod is deleted. To stop " +
-		"paying for it, destroy the workspace (or remove it from the configuration) and create it again later; a " +
-		"suspendable kind of workspace would be the way to keep one without running it. Remove run_state (or set it to \"running\").",
+		"paying for it, destroy the workspace (or remove it from the configuration) and create it again later, or use an " +
+		"agent_sandbox workspace, whose Sandbox can be suspended. Remove run_state (or set it to \"running\").",
 }
 
 // validateRunState checks run_state, wait_until and the health check

@@ -45,6 +45,20 @@ type Kubernetes struct {
 	Expiry sandbox.Expiry
 }
 
+// AgentSandbox is an agent_sandbox workspace to create: a SandboxClaim on
+// the SandboxWarmPool WarmPool, or else a Sandbox whose pod is the one
+// Kubernetes describes. Namespace, Users, Groups, StartTimeout and Expiry
+// apply to both; the pod's settings and Root, to a Sandbox only (a
+// claimed Sandbox's come from its pool's SandboxTemplate).
+type AgentSandbox struct {
+	Kubernetes
+	// WarmPool names the SandboxWarmPool to claim from ("" for a Sandbox).
+	WarmPool string
+	// VolumeSize and StorageClassName put a Sandbox's root on a
+	// PersistentVolumeClaim ("" for an emptyDir).
+	VolumeSize, StorageClassName string
+}
+
 // KubernetesFieldError is a refused setting of a Kubernetes spec: Field
 // names it as the
 // kubernetes block does ("namespace", "resources", ...), or "root" and

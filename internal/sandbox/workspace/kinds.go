@@ -68,12 +68,14 @@ type kindForm struct {
 var kindForms = map[string]kindForm{
 	local.Kind: {parse: parseLocalID, splitEntry: splitLocalEntryID, checkOwner: local.CheckOwner, rootOwner: localRootOwner,
 		entryOwnerDefault: local.RunsAsRoot},
-	docker.Kind:     {parse: parseDockerID},
-	kubernetes.Kind: {parse: parseKubernetesID},
+	docker.Kind:      {parse: parseDockerID},
+	kubernetes.Kind:  {parse: parseKubernetesID},
+	AgentSandboxKind: {parse: parseAgentSandboxID},
 }
 
 func newDrivers(e *Engine) map[string]driver {
-	return map[string]driver{local.Kind: localDriver{e}, docker.Kind: dockerDriver{e}, kubernetes.Kind: kubernetesDriver{e}}
+	return map[string]driver{local.Kind: localDriver{e}, docker.Kind: dockerDriver{e}, kubernetes.Kind: kubernetesDriver{e},
+		AgentSandboxKind: agentSandboxDriver{e}}
 }
 
 // Endpoints returns where each port of the workspace is reached from the

@@ -30,8 +30,12 @@ type Ref struct {
 	UUID string
 	// Root is the host directory of a local workspace.
 	Root string
-	// Namespace is the namespace of a kubernetes workspace's pod.
+	// Namespace is the namespace of a kubernetes workspace's pod, or of
+	// an agent_sandbox workspace's object.
 	Namespace string
+	// Object is what an agent_sandbox workspace is: AgentObjectSandbox or
+	// AgentObjectClaim.
+	Object string
 }
 
 var uuidPattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
@@ -45,6 +49,8 @@ func (r Ref) String() string {
 	switch {
 	case r.Kind == "":
 		return r.UUID
+	case r.Object != "":
+		return r.Kind + ":" + r.Object + ":" + r.UUID + ":" + r.Namespace
 	case r.Root != "":
 		return r.Kind + ":" + r.UUID + ":" + r.Root
 	case r.Namespace != "":

@@ -13,8 +13,10 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"golang.org/x/sync/singleflight"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -38,8 +40,17 @@ type Cluster struct {
 	err  error
 
 	helpers incontainer.HelperCache
-	execs   chan struct{}
-	reads   backend.SharedReads // pod lookups in flight
+	// dyn is the dynamic client of the agent-sandbox objects.
+	dynOnce sync.Once
+	dyn     dynamic.Interface
+	dynErr  error
+	// bound maps "<namespace>/<claim>" to the Sandbox the claim got,
+	// which never changes once set.
+	bound sync.Map
+	// installs are the ephemeral helper installs in flight, by pod.
+	installs singleflight.Group
+	execs    chan struct{}
+	reads    backend.SharedReads // pod lookups in flight
 
 	idMu sync.Mutex
 	id   string // ClusterID, once read

@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -149,6 +150,11 @@ func (b *Backend) get(ctx context.Context) (*corev1.Pod, error) {
 		p, gerr = cs.CoreV1().Pods(b.ns).Get(ctx, b.name, metav1.GetOptions{})
 		return gerr
 	}); err != nil {
+		if apierrors.IsNotFound(err) {
+			// A suspended Sandbox has no pod: its entries keep their
+			// state until it runs again (as a stopped container's).
+			return nil, fmt.Errorf("pod %s/%s: %w: it does not exist", b.ns, b.name, backend.ErrStopped)
+		}
 		return nil, fmt.Errorf("reading pod %s/%s: %w", b.ns, b.name, err)
 	}
 	return p, nil

@@ -108,6 +108,14 @@ func deleteExpiryJob(ctx context.Context, cs kubernetes.Interface, ns, name stri
 
 // expiryOf reads the expiry a pod's annotations record (zero when none or
 // unparsable).
+// expiryAnnotations are the annotations recording x (none for no expiry).
+func expiryAnnotations(x sandbox.Expiry) map[string]string {
+	if x.IsZero() {
+		return nil
+	}
+	return map[string]string{AnnotationExpiresAt: x.String(), AnnotationLifetime: x.Lifetime, AnnotationOnExpiry: x.OnExpiry}
+}
+
 func expiryOf(a map[string]string) sandbox.Expiry {
 	x, err := sandbox.ParseExpiry(a[AnnotationLifetime], a[AnnotationOnExpiry], a[AnnotationExpiresAt])
 	if err != nil {

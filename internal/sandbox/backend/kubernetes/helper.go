@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"strconv"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -85,13 +86,19 @@ func (c *Cluster) installHelper(ctx context.Context, ns, name string, h incontai
 // gives "": its helper is installed as before and not protected from the
 // agent. The digest is the one recorded at creation, which differs from
 // h's after a provider upgrade: the older helper then serves as long as it
-// speaks the same protocol.
-func (b *Backend) protectedHelper(ctx context.Context, _ incontainer.Helper) (string, error) {
+// speaks the same protocol. A pod the agent-sandbox controller made gets
+// its helper from an ephemeral installer, added the first time it is
+// needed (helper_ephemeral.go).
+func (b *Backend) protectedHelper(ctx context.Context, h incontainer.Helper) (string, error) {
 	p, err := b.get(ctx)
 	if err != nil {
 		return "", err
 	}
-	return protectedPath(p)
+	q, err := protectedPath(p)
+	if err != nil || q == "" || !ephemeralDelivery(p) {
+		return q, err
+	}
+	return b.c.ephemeralHelper(ctx, p, h)
 }
 
 // protectedPath reads the protected helper's path from a pod's spec.
@@ -113,6 +120,9 @@ func protectedPath(p *corev1.Pod) (string, error) {
 			return "", nil
 		}
 		digest := p.Annotations[AnnotationHelper]
+		if ephemeralDelivery(p) {
+			digest = strings.Repeat("0", 16) // the installer's name says which (ephemeralHelper)
+		}
 		if !emptyDirVolume(p, m.Name) || m.SubPath != "" || m.SubPathExpr != "" || !isHexDigest(digest) {
 			return "", fmt.Errorf("the file helper volume is not an emptyDir, or its digest annotation %s is missing or malformed: "+
 				"its helper is not trusted; re-create the workspace", AnnotationHelper)

@@ -59,13 +59,28 @@ func (s Spec) labels() map[string]string {
 // pod is the pod of s; the helper of digest is to be installed into its
 // protected helper volume (see helper.go).
 func (s Spec) pod(digest string) (*corev1.Pod, error) {
-	req, err := resourceList(s.Requests)
+	t, err := s.podTemplate(digest)
 	if err != nil {
 		return nil, err
 	}
+	t.Name, t.Namespace = PodName(s.WorkspaceID), s.Namespace
+	return &corev1.Pod{ObjectMeta: t.ObjectMeta, Spec: t.Spec}, nil
+}
+
+// podTemplate is the pod of s without its name and namespace: its labels,
+// annotations and spec. The pods the provider creates are made from it,
+// and so are the pod templates of agent-sandbox objects, so that a pod the
+// agent-sandbox controller creates serves a workspace like the provider's
+// own: keep-alive workspace container, helper init container and volume,
+// root and accounts annotations.
+func (s Spec) podTemplate(digest string) (corev1.PodTemplateSpec, error) {
+	req, err := resourceList(s.Requests)
+	if err != nil {
+		return corev1.PodTemplateSpec{}, err
+	}
 	lim, err := resourceList(s.Limits)
 	if err != nil {
-		return nil, err
+		return corev1.PodTemplateSpec{}, err
 	}
 	var env []corev1.EnvVar
 	for k, v := range s.Environment {
@@ -92,9 +107,9 @@ func (s Spec) pod(digest string) (*corev1.Pod, error) {
 	}
 	no, yes := false, true
 	grace := int64(1)
-	p := &corev1.Pod{
+	p := corev1.PodTemplateSpec{
 		ObjectMeta: metav1.ObjectMeta{
-			Name: PodName(s.WorkspaceID), Namespace: s.Namespace, Labels: s.labels(),
+			Labels:      s.labels(),
 			Annotations: map[string]string{AnnotationRoot: s.Root, AnnotationHelper: digest},
 		},
 		Spec: corev1.PodSpec{

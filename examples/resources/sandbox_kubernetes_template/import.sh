@@ -1,0 +1,2 @@
+# <namespace>/<name>
+terraform import sandbox_kubernetes_template.python agents/python

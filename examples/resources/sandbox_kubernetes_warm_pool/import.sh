@@ -1,0 +1,2 @@
+# <namespace>/<name>
+terraform import sandbox_kubernetes_warm_pool.python agents/python
