@@ -33,8 +33,15 @@ mkdir -p "$SANDBOX_BENCH_DIR" "$BUILD/bin" "$BUILD/bench"
 CGO_ENABLED=0 go build -o "$BUILD/bin/sandbox-fs-helper" ./cmd/sandbox-fs-helper
 export SANDBOX_FS_HELPER=$BUILD/bin/sandbox-fs-helper
 # CI=true: a missing daemon fails instead of skipping the benchmark.
-CI=true go test -tags bench -count=1 -timeout 30m -run '^TestDockerCopyBenchmark$' -v \
-	./internal/sandbox/workspace | grep -E '^(docker copy|--- FAIL|FAIL)' || true
+copy_out=$(CI=true go test -tags bench -count=1 -timeout 30m -run '^TestDockerCopyBenchmark$' -v \
+	./internal/sandbox/workspace | grep -E '^(docker copy|--- FAIL|FAIL)' || true)
+echo "$copy_out"
+. "$repo/scripts/bench-lib.sh"
+# The summary table's row: the engine's median against docker cp's.
+echo "$copy_out" | sed -n 's/^docker copy of \([0-9]*\) files: engine \([0-9.]*\)s .*docker cp \([0-9.]*\)s .*$/\1 \2 \3/p' |
+	while read -r files engine dockercp; do
+		row_ratio "tree copy into a container ($files files) vs docker cp" "$engine" "$dockercp" 1.0 >/dev/null
+	done
 
 echo "== daemon round trips per file (goal <= 3)"
 CI=true go test -count=1 -timeout 10m -run '^TestDockerRoundTrips$' -v ./internal/sandbox/workspace |
