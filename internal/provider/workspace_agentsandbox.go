@@ -2,8 +2,6 @@ package provider
 
 import (
 	"context"
-	"errors"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -75,10 +73,10 @@ func (k agentSandboxKind) block() schema.Block {
 		panic("the kubernetes block is not a single nested block")
 	}
 	attrs := map[string]schema.Attribute{}
-	for _, name := range append([]string{"namespace", "start_timeout"}, inlinePodAttrs...) {
-		if a, ok := b.Attributes[name]; ok {
-			attrs[name] = a
-		}
+	// The pod settings the block shares with kubernetes {} as they are
+	// there; the others are described for a Sandbox below.
+	for _, name := range []string{"service_account", "node_selector", "runtime_class_name", "resources", "privileged"} {
+		attrs[name] = b.Attributes[name]
 	}
 	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
 	attrs["namespace"] = schema.StringAttribute{Optional: true, PlanModifiers: replace,
@@ -168,13 +166,8 @@ func (agentSandboxKind) validate(ctx context.Context, m workspaceModel, cfg tfsd
 			diags.AddAttributeError(at.AtName("warm_pool"), "Invalid warm_pool", err.Error())
 		}
 	}
-	if !b.StartTimeout.IsNull() && !b.StartTimeout.IsUnknown() {
-		if d, err := time.ParseDuration(b.StartTimeout.ValueString()); err != nil || d <= 0 {
-			diags.AddAttributeError(at.AtName("start_timeout"), "Invalid start_timeout",
-				"start_timeout must be a positive duration such as \"90s\" or \"5m\"; got "+b.StartTimeout.String()+".")
-		}
-	}
-	validateAgentWorkspace(ctx, m, cfg, pool, diags)
+	checkStartTimeout(at, b.StartTimeout, diags)
+	validateAgentWorkspace(ctx, m, cfg, diags)
 	if pool {
 		validateClaimAttrs(ctx, cfg, at, diags)
 		return
@@ -190,19 +183,7 @@ func (agentSandboxKind) validate(ctx context.Context, m workspaceModel, cfg tfsd
 	if diags.HasError() || b.Resources.IsUnknown() {
 		return
 	}
-	if err := workspace.CheckKubernetesSpec(ks); err != nil {
-		p := at
-		var fe *spec.KubernetesFieldError
-		if errors.As(err, &fe) {
-			switch fe.Field {
-			case "root", "exposed_ports":
-				p = path.Root(fe.Field)
-			default:
-				p = at.AtName(fe.Field)
-			}
-		}
-		diags.AddAttributeError(p, "Invalid agent_sandbox setting", err.Error())
-	}
+	addKubeSpecError(diags, at, "Invalid agent_sandbox setting", workspace.CheckKubernetesSpec(ks))
 }
 
 // validateClaimAttrs refuses the pod settings on a claim: its Sandbox's
@@ -237,7 +218,7 @@ func validateClaimAttrs(ctx context.Context, cfg tfsdk.Config, at path.Path, dia
 
 // validateAgentWorkspace refuses the workspace attributes an agent-sandbox
 // workspace cannot have.
-func validateAgentWorkspace(ctx context.Context, m workspaceModel, cfg tfsdk.Config, _ bool, diags *diag.Diagnostics) {
+func validateAgentWorkspace(ctx context.Context, m workspaceModel, cfg tfsdk.Config, diags *diag.Diagnostics) {
 	grants, idx, _ := workspaceGrants(ctx, m.ExtraPathGrants, diags)
 	addGrantError(diags, workspace.CheckKubernetesGrants(grants), idx)
 	var wo types.Map

@@ -132,12 +132,7 @@ func (kubernetesKind) validate(ctx context.Context, m workspaceModel, cfg tfsdk.
 			diags.AddAttributeError(at.AtName(name), "Empty "+name, "the kubernetes block's "+name+" must not be empty or blank.")
 		}
 	}
-	if !b.StartTimeout.IsNull() && !b.StartTimeout.IsUnknown() {
-		if d, err := time.ParseDuration(b.StartTimeout.ValueString()); err != nil || d <= 0 {
-			diags.AddAttributeError(at.AtName("start_timeout"), "Invalid start_timeout",
-				"start_timeout must be a positive duration such as \"90s\" or \"5m\"; got "+b.StartTimeout.String()+".")
-		}
-	}
+	checkStartTimeout(at, b.StartTimeout, diags)
 	grants, idx, _ := workspaceGrants(ctx, m.ExtraPathGrants, diags)
 	addGrantError(diags, workspace.CheckKubernetesGrants(grants), idx)
 	var wo types.Map
@@ -151,19 +146,38 @@ func (kubernetesKind) validate(ctx context.Context, m workspaceModel, cfg tfsdk.
 	if diags.HasError() || b.Resources.IsUnknown() {
 		return
 	}
-	if err := workspace.CheckKubernetesSpec(ks); err != nil {
-		p := at
-		var fe *spec.KubernetesFieldError
-		if errors.As(err, &fe) {
-			switch fe.Field {
-			case "root", "exposed_ports":
-				p = path.Root(fe.Field)
-			default:
-				p = at.AtName(fe.Field)
-			}
-		}
-		diags.AddAttributeError(p, "Invalid kubernetes setting", err.Error())
+	addKubeSpecError(diags, at, "Invalid kubernetes setting", workspace.CheckKubernetesSpec(ks))
+}
+
+// checkStartTimeout refuses a start_timeout of the block at that is not a
+// positive duration.
+func checkStartTimeout(at path.Path, v types.String, diags *diag.Diagnostics) {
+	if v.IsNull() || v.IsUnknown() {
+		return
 	}
+	if d, err := time.ParseDuration(v.ValueString()); err != nil || d <= 0 {
+		diags.AddAttributeError(at.AtName("start_timeout"), "Invalid start_timeout",
+			"start_timeout must be a positive duration such as \"90s\" or \"5m\"; got "+v.String()+".")
+	}
+}
+
+// addKubeSpecError reports a refused pod spec on the attribute it names:
+// in the block at, or root and exposed_ports of the workspace.
+func addKubeSpecError(diags *diag.Diagnostics, at path.Path, summary string, err error) {
+	if err == nil {
+		return
+	}
+	p := at
+	var fe *spec.KubernetesFieldError
+	if errors.As(err, &fe) {
+		switch fe.Field {
+		case "root", "exposed_ports":
+			p = path.Root(fe.Field)
+		default:
+			p = at.AtName(fe.Field)
+		}
+	}
+	diags.AddAttributeError(p, summary, err.Error())
 }
 
 // kubeSpec is the engine's spec of the configuration (unknown values are
@@ -279,22 +293,7 @@ func kubeObject(info spec.Kubernetes, prior kubernetesBlockModel, podName string
 		if len(read) == 0 {
 			return types.MapNull(types.StringType)
 		}
-		old := map[string]string{}
-		if !was.IsNull() && !was.IsUnknown() {
-			for k, v := range was.Elements() {
-				if s, ok := v.(types.String); ok {
-					old[k] = s.ValueString()
-				}
-			}
-		}
-		vals := map[string]attr.Value{}
-		for k, v := range read {
-			if o, ok := old[k]; ok && workspace.SameQuantity(o, v) {
-				v = o
-			}
-			vals[k] = types.StringValue(v)
-		}
-		return types.MapValueMust(types.StringType, vals)
+		return quantityMap(read, was)
 	}
 	res := types.ObjectNull(kubeResourcesAttrTypes)
 	if len(info.Requests)+len(info.Limits) > 0 {
