@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/mount"
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/testutil/fakes3"
+	"github.com/agentsandbox/terraform-provider-sandbox/internal/testutil/need"
 )
 
 // cpuLoad runs n busy processes until the test ends.
@@ -142,6 +143,13 @@ func TestApplyMountFailureLeavesNothing(t *testing.T) {
 // lives on): the failed create ends the daemon and its child, waits for
 // them, and removes the key file.
 func TestApplyMountDaemonNeverReady(t *testing.T) {
+	// The mount's first step probes for rclone through a login shell
+	// (sh -lc, as the Python SDK does), whose PATH comes from /etc/profile and
+	// not from this test: only the later steps reach the shim below, so the
+	// probe needs an installed rclone (make test-deps installs it).
+	if err := exec.Command("sh", "-lc", "command -v rclone").Run(); err != nil {
+		need.Unavailable(t, "the rclone daemon clean-up test", "rclone is not installed where a login shell finds it: "+err.Error())
+	}
 	eng, _ := newEngine(t)
 	ctx := context.Background()
 	w, err := eng.CreateLocal(ctx, LocalSpec{})

@@ -1,6 +1,7 @@
 package kubernetes
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -18,17 +19,29 @@ import (
 
 // The CRDs the objects are checked against are those of the agent-sandbox
 // module the test cluster's controller is built from
-// (tools/agent-sandbox/go.mod), so a new version of it is checked too.
+// (tools/agent-sandbox/go.mod), so a new version of it is checked too. The
+// test downloads that module itself (`go mod download`, a no-op when it is
+// in the module cache already): it depends on no make target having run.
 
 var crdDir = sync.OnceValues(func() (string, error) {
-	cmd := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/agent-sandbox")
+	cmd := exec.Command("go", "mod", "download", "-json", "sigs.k8s.io/agent-sandbox")
 	cmd.Dir = filepath.Join("..", "..", "..", "..", "tools", "agent-sandbox")
 	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return "", fmt.Errorf("go list -m sigs.k8s.io/agent-sandbox in %s: %w", cmd.Dir, err)
+		return "", fmt.Errorf("go mod download sigs.k8s.io/agent-sandbox in %s: %w: %s", cmd.Dir, err,
+			strings.TrimSpace(stderr.String()))
 	}
-	dir := filepath.Join(strings.TrimSpace(string(out)), "k8s", "crds")
+	var mod struct{ Dir, Error string }
+	if err := json.Unmarshal(out, &mod); err != nil {
+		return "", fmt.Errorf("go mod download -json sigs.k8s.io/agent-sandbox: %w", err)
+	}
+	if mod.Error != "" || mod.Dir == "" {
+		return "", fmt.Errorf("go mod download sigs.k8s.io/agent-sandbox: %q (dir %q)", mod.Error, mod.Dir)
+	}
+	dir := filepath.Join(mod.Dir, "k8s", "crds")
 	if _, err := os.Stat(dir); err != nil {
 		return "", err
 	}
