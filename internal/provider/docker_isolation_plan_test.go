@@ -2,8 +2,11 @@ package provider
 
 import (
 	"fmt"
+	"regexp"
+	"slices"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-testing/config"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -82,6 +85,48 @@ func TestAccDockerIsolation_sizeRespelled(t *testing.T) {
 					plancheck.ExpectResourceAction("sandbox_workspace.ws", plancheck.ResourceActionUpdate),
 				}},
 				Check: env.expectHost(expectLimits(96<<20, 96<<20, 0, defaultPidsLimit)),
+			},
+		},
+		CheckDestroy: env.checkGone,
+	})
+}
+
+// Capabilities given by a variable (unknown while Terraform validates the
+// configuration) are validated once known: the workspace is created with
+// them and the next plan is empty; with egress, NET_RAW from the variable is
+// refused on egress at plan.
+func TestAccDockerIsolation_capsFromVariable(t *testing.T) {
+	t.Parallel()
+	env := newDockerEnv(t)
+	caps := func(v ...string) config.Variables {
+		var vs []config.Variable
+		for _, c := range v {
+			vs = append(vs, config.StringVariable(c))
+		}
+		return config.Variables{"caps": config.SetVariable(vs...)}
+	}
+	decl := `
+variable "caps" { type = set(string) }`
+	cfg := env.configDocker(`cap_add = var.caps`, "", alive+decl)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Factories,
+		TerraformVersionChecks:   requireTF111,
+		Steps: []resource.TestStep{
+			{
+				Config: cfg, ConfigVariables: caps("NET_BIND_SERVICE"),
+				Check: env.expectHost(func(hc *container.HostConfig) error {
+					if !slices.Contains(hc.CapAdd, "CAP_NET_BIND_SERVICE") && !slices.Contains(hc.CapAdd, "NET_BIND_SERVICE") {
+						return fmt.Errorf("docker inspect: CapAdd %v, want NET_BIND_SERVICE", hc.CapAdd)
+					}
+					return nil
+				}),
+			},
+			{Config: cfg, ConfigVariables: caps("NET_BIND_SERVICE"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
+			{
+				Config:          env.configDocker(`cap_add = var.caps`, `egress = { default = "deny" }`, alive+decl),
+				ConfigVariables: caps("NET_BIND_SERVICE", "net_raw"), PlanOnly: true,
+				ExpectError: regexp.MustCompile(`Egress cannot be used with cap_add net_raw(.|\n)*AF_PACKET`),
 			},
 		},
 		CheckDestroy: env.checkGone,

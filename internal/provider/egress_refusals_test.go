@@ -38,6 +38,8 @@ resource "sandbox_workspace" "other" {
 		{ws(docker(`network_mode = "host"`), deny), `never\s+changes\s+the\s+host's\s+rules`},
 		{ws(docker(`cap_add = ["NET_ADMIN"]`), deny), `Egress cannot be used with cap_add NET_ADMIN`},
 		{ws(docker(`cap_add = ["all"]`), deny), `Egress cannot be used with cap_add all`},
+		{ws(docker(`cap_add = ["NET_RAW"]`), deny), `(?s)Egress cannot be used with cap_add NET_RAW.*packet socket \(AF_PACKET\)`},
+		{ws(docker(`cap_add = ["CAP_net_raw"]`), deny), `Egress cannot be used with cap_add CAP_net_raw`},
 		{ws(`kubernetes {
     namespace  = "evals"
     image      = "busybox"

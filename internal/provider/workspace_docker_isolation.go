@@ -77,9 +77,19 @@ func (im isolationModel) isolation(ctx context.Context, diags *diag.Diagnostics)
 		im.Tmpfs, im.Ulimits, im.CapAdd, im.CapDrop, im.SecurityOpt} {
 		complete = complete && !v.IsUnknown()
 	}
-	diags.Append(im.Tmpfs.ElementsAs(ctx, &iso.Tmpfs, false)...)
+	// A collection given by a variable known only at apply (cap_add =
+	// var.caps) is unknown, or has unknown elements, at validate and plan:
+	// it is left for the apply, never converted (that is an error).
 	var ulimits map[string]string
-	diags.Append(im.Ulimits.ElementsAs(ctx, &ulimits, false)...)
+	if partlyUnknown(im.Tmpfs) || partlyUnknown(im.Ulimits) || partlyUnknown(im.SecurityOpt) {
+		complete = false
+	}
+	if !partlyUnknown(im.Tmpfs) {
+		diags.Append(im.Tmpfs.ElementsAs(ctx, &iso.Tmpfs, false)...)
+	}
+	if !partlyUnknown(im.Ulimits) {
+		diags.Append(im.Ulimits.ElementsAs(ctx, &ulimits, false)...)
+	}
 	for _, name := range slices.Sorted(maps.Keys(ulimits)) {
 		u, err := spec.ParseDockerUlimit(name, ulimits[name])
 		if err != nil {
@@ -92,9 +102,11 @@ func (im isolationModel) isolation(ctx context.Context, diags *diag.Diagnostics)
 		iso.Ulimits[name] = u
 	}
 	caps := func(name string, set types.Set) []string {
-		var raw, out []string
-		diags.Append(set.ElementsAs(ctx, &raw, false)...)
-		for _, c := range raw {
+		var out []string
+		if partlyUnknown(set) {
+			complete = false
+		}
+		for _, c := range knownStrings(set) {
 			n, err := spec.NormalizeDockerCap(c)
 			if err != nil {
 				diags.AddAttributeError(dockerPath.AtName(name), "Unknown capability", err.Error())
@@ -105,7 +117,9 @@ func (im isolationModel) isolation(ctx context.Context, diags *diag.Diagnostics)
 		return out
 	}
 	iso.CapAdd, iso.CapDrop = caps("cap_add", im.CapAdd), caps("cap_drop", im.CapDrop)
-	diags.Append(im.SecurityOpt.ElementsAs(ctx, &iso.SecurityOpt, false)...)
+	if !partlyUnknown(im.SecurityOpt) {
+		diags.Append(im.SecurityOpt.ElementsAs(ctx, &iso.SecurityOpt, false)...)
+	}
 	return iso, complete
 }
 

@@ -17,6 +17,16 @@ import (
 	"github.com/agentsandbox/terraform-provider-sandbox/internal/sandbox/workspace"
 )
 
+// egressBypassCaps are the capabilities with which the agent could get
+// round the egress rules of its own network namespace, and why.
+var egressBypassCaps = map[string]string{
+	"NET_ADMIN": "with CAP_NET_ADMIN the agent could remove the egress rules from its own network namespace",
+	"NET_RAW": "with CAP_NET_RAW the agent could send frames through a packet socket (AF_PACKET), which leaves below " +
+		"the netfilter hooks that hold the egress rules",
+	"ALL": "ALL includes CAP_NET_ADMIN, with which the agent could remove the egress rules from its own network " +
+		"namespace, and CAP_NET_RAW, whose packet sockets leave below them",
+}
+
 // validateEgress checks the egress attribute at plan time: every rule,
 // and that the workspace has a network namespace of its own that the
 // agent cannot reprogram.
@@ -53,14 +63,9 @@ func validateEgress(ctx context.Context, m workspaceModel, kind string, diags *d
 			}
 			diags.AddAttributeError(at, "Egress cannot be used with network_mode \""+nm+"\"", why)
 		}
-		if !d.CapAdd.IsNull() && !d.CapAdd.IsUnknown() {
-			var caps []string
-			diags.Append(d.CapAdd.ElementsAs(ctx, &caps, false)...)
-			for _, c := range caps {
-				if n := strings.TrimPrefix(strings.ToUpper(c), "CAP_"); n == "NET_ADMIN" || n == "ALL" {
-					diags.AddAttributeError(at, "Egress cannot be used with cap_add "+c,
-						"with CAP_NET_ADMIN the agent could remove the egress rules from its own network namespace: remove "+c+" from cap_add.")
-				}
+		for _, c := range knownStrings(d.CapAdd) {
+			if why, ok := egressBypassCaps[strings.TrimPrefix(strings.ToUpper(c), "CAP_")]; ok {
+				diags.AddAttributeError(at, "Egress cannot be used with cap_add "+c, why+": remove "+c+" from cap_add, or egress.")
 			}
 		}
 	}
