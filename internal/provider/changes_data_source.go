@@ -118,7 +118,9 @@ func (d *changesDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 			"removed": list("Paths of the baseline that the workspace no longer has; `size` and `sha256` are the " +
 				"baseline's (`size` -1 when it has only a digest)."),
 			"diff": schema.StringAttribute{Computed: true, MarkdownDescription: "Unified diff (`a/<path>`, `b/<path>`, " +
-				"`/dev/null` for added and removed files) of the text files (valid UTF-8 without NUL) among them, in path order."},
+				"`/dev/null` for added and removed files) of the text files (valid UTF-8 without NUL) among them, in path order. " +
+				"Control characters other than newline and tab are shown as `\\xNN`, bidirectional and zero-width ones as " +
+				"`\\uNNNN`, so that a file cannot drive the terminal that shows the plan."},
 			"diff_truncated": schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether `diff` was cut at `max_diff_bytes`."},
 			"summary": schema.StringAttribute{Computed: true, MarkdownDescription: "One line per change, `A`/`M`/`D`, the " +
 				"path and the new (or removed) sha256, for an `output` a reviewer reads in the plan."},

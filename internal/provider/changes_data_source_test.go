@@ -170,3 +170,60 @@ data "sandbox_changes" "c" {
 		}},
 	})
 }
+
+// What the agent writes cannot drive the terminal of whoever reads the plan:
+// escape sequences, carriage returns, bidirectional and zero-width
+// characters in a changed file's diff and in a file's name are shown
+// escaped.
+func TestAccChanges_terminalEscapes(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t)
+	snaps := filepath.Join(t.TempDir(), "snaps")
+	cfg := fmt.Sprintf(`
+provider "sandbox" {
+  local_base_dir = %q
+}
+resource "sandbox_workspace" "ws" {
+  local {}
+}
+resource "sandbox_snapshot" "base" {
+  workspace_id = sandbox_workspace.ws.id
+  local { base_path = %q }
+}
+resource "sandbox_command" "agent" {
+  workspace_id = sandbox_workspace.ws.id
+  shell        = "printf 'score 0\\033[2K\\rscore 1\\342\\200\\256x\\342\\200\\213\\n' > r.txt; printf 'y\\n' > \"$(printf 'a\\342\\200\\256b\\033c.txt')\""
+  triggers     = { after = sandbox_snapshot.base.id }
+}
+data "sandbox_changes" "c" {
+  workspace_id    = sandbox_command.agent.workspace_id
+  snapshot_path   = sandbox_snapshot.base.path
+  snapshot_sha256 = sandbox_snapshot.base.sha256
+}
+output "diff" {
+  value = data.sandbox_changes.c.diff
+}
+`, env.base, snaps)
+	name := `a\u202eb\x1bc.txt`
+	diff := "--- /dev/null\n+++ b/" + name + "\n@@ -0,0 +1 @@\n+y\n" +
+		"--- /dev/null\n+++ b/r.txt\n@@ -0,0 +1 @@\n+score 0\\x1b[2K\\x0dscore 1\\u202ex\\u200b\n"
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Factories,
+		Steps: []resource.TestStep{
+			{
+				Config: cfg,
+				Check: resource.ComposeTestCheckFunc(
+					resource.TestCheckResourceAttr("data.sandbox_changes.c", "added.#", "2"),
+					resource.TestCheckResourceAttr("data.sandbox_changes.c", "added.0.path", name),
+					resource.TestCheckResourceAttr("data.sandbox_changes.c", "diff", diff),
+				),
+			},
+			{
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownOutputValue("diff", knownvalue.StringExact(diff)),
+				}},
+			},
+		},
+	})
+}

@@ -176,7 +176,7 @@ func commandString(argv []string) string {
 
 // tail returns the last n lines of s, or "(empty)".
 func tail(s string, n int) string {
-	s = strings.TrimRight(strings.ToValidUTF8(s, "\uFFFD"), "\n")
+	s = strings.TrimRight(sandbox.EscapeTerminal(s), "\n")
 	if s == "" {
 		return "(empty)"
 	}

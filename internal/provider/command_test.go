@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -165,5 +166,25 @@ resource "sandbox_command" "setup" {
 				},
 			},
 		},
+	})
+}
+
+// A failed command's last lines of stderr reach the terminal of whoever
+// runs Terraform: escape sequences, carriage returns and bidirectional
+// characters the agent printed are shown escaped.
+func TestAccCommand_failureEscapesTerminal(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Factories,
+		Steps: []resource.TestStep{{
+			Config: env.config(`
+resource "sandbox_command" "c" {
+  workspace_id = sandbox_workspace.ws.id
+  shell        = "printf 'FAIL\\033[2K\\rPASS \\342\\200\\256evil\\n' >&2; exit 3"
+}
+`),
+			ExpectError: regexp.MustCompile(`(?s)Last lines of stderr:.*FAIL\\x1b\[2K\\x0dPASS \\u202eevil`),
+		}},
 	})
 }

@@ -12,7 +12,6 @@ import (
 	"path"
 	"sort"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/pmezard/go-difflib/difflib"
@@ -215,22 +214,12 @@ func isText(b []byte) bool {
 }
 
 // SafeName is a path from a sandbox as it may be shown: valid UTF-8 with
-// control characters (newlines, escapes) written as \xNN, and the
+// control characters (newlines and tabs too) written as \xNN, bidirectional
+// and zero-width characters as \uNNNN (sandbox.EscapeTerminal), and the
 // write-only values the provider was given REDACTED.
 func SafeName(s string) string {
-	s = redact.WriteOnly(strings.ToValidUTF8(s, "\uFFFD"))
-	if !strings.ContainsFunc(s, unicode.IsControl) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if unicode.IsControl(r) {
-			fmt.Fprintf(&b, `\x%02x`, r)
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
+	s = sandbox.EscapeTerminal(redact.WriteOnly(s))
+	return strings.NewReplacer("\n", `\x0a`, "\t", `\x09`).Replace(s)
 }
 
 func compareTrees(base, cur map[string]treeFile, req ChangesRequest) Changes {
@@ -303,6 +292,9 @@ func (c *Changes) addDiff(out *strings.Builder, p string, old *treeFile, cur tre
 	if err != nil || s == "" {
 		return
 	}
+	// A file the agent wrote is shown in plans and outputs: nothing in it may
+	// drive the terminal that shows it.
+	s = sandbox.EscapeTerminal(s)
 	if max > 0 && int64(out.Len()+len(s)) > max {
 		c.DiffTruncated = true
 		fmt.Fprintf(out, "# diff cut at %d bytes (max_diff_bytes)\n", max)

@@ -157,7 +157,7 @@ func (w *Workspace) ServiceLogTail(ctx context.Context, name string, lines int) 
 	if err != nil {
 		return fmt.Sprintf("(log not readable: %v)", err)
 	}
-	s := strings.TrimRight(escapeControls(strings.ToValidUTF8(string(res.Stdout), "\uFFFD")), "\n")
+	s := strings.TrimRight(sandbox.EscapeTerminal(string(res.Stdout)), "\n")
 	all := strings.Split(s, "\n")
 	if len(all) > lines {
 		all = all[len(all)-lines:]
@@ -219,19 +219,4 @@ func (w *Workspace) probeOnce(ctx context.Context, spec ServiceSpec, r Readiness
 		return pr.Probe(ctx, "http", r.HTTPPort, r.HTTPPath)
 	}
 	return pr.Probe(ctx, "tcp", r.TCPPort, "")
-}
-
-// escapeControls writes the control characters of s other than newline and
-// tab as \xNN, so that a log the workspace wrote cannot drive the terminal
-// that shows an error.
-func escapeControls(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if (r < 0x20 && r != '\n' && r != '\t') || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			fmt.Fprintf(&b, "\\x%02x", r)
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }
